@@ -1,0 +1,49 @@
+//! What a node sees of the world: the current time, the one RNG, and a list
+//! to write its outputs to. Nodes never call each other; they only emit.
+
+use super::broker::BrokerTimer;
+use super::client::ClientTimer;
+use super::ids::NodeId;
+use super::protocol::Message;
+use super::rng::SimRng;
+use super::trace::TraceKind;
+
+/// A timer a node set for itself.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Timer {
+    Broker(BrokerTimer),
+    Client(ClientTimer),
+}
+
+/// Something a node wants done; the simulation carries it out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Output {
+    /// Send a message over the link to another node.
+    Send { to: NodeId, msg: Message },
+    /// Wake this node after `after_ms` (0 means "as the next step at this time").
+    Timer { after_ms: u64, timer: Timer },
+    /// Record that something happened.
+    Trace(TraceKind),
+}
+
+/// The context of one handler call.
+pub struct Ctx<'a> {
+    pub now_ms: u64,
+    pub me: NodeId,
+    pub rng: &'a mut SimRng,
+    pub out: &'a mut Vec<Output>,
+}
+
+impl Ctx<'_> {
+    pub fn send(&mut self, to: NodeId, msg: Message) {
+        self.out.push(Output::Send { to, msg });
+    }
+
+    pub fn timer(&mut self, after_ms: u64, timer: Timer) {
+        self.out.push(Output::Timer { after_ms, timer });
+    }
+
+    pub fn trace(&mut self, kind: TraceKind) {
+        self.out.push(Output::Trace(kind));
+    }
+}

@@ -1,0 +1,37 @@
+//! The Yew front end. It reads the simulation's view model and trace only.
+
+pub mod app;
+pub mod narrate;
+pub mod session;
+
+/// Mounts the app on the page, after making sure a panic is never silent.
+#[cfg(target_arch = "wasm32")]
+pub fn start() {
+    install_panic_banner();
+    yew::Renderer::<app::App>::new().render();
+}
+
+/// A panic shows a visible banner and is logged to the console, so the page
+/// never freezes without telling the learner why.
+#[cfg(target_arch = "wasm32")]
+pub fn install_panic_banner() {
+    std::panic::set_hook(Box::new(|info| {
+        let message = info.to_string();
+        web_sys::console::error_1(&format!("KafkaScope panicked: {message}").into());
+        let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+            return;
+        };
+        let Some(body) = document.body() else {
+            return;
+        };
+        if let Ok(banner) = document.create_element("div") {
+            banner.set_id("panic-banner");
+            banner.set_class_name("panic-banner");
+            let _ = banner.set_attribute("role", "alert");
+            banner.set_text_content(Some(&format!(
+                "KafkaScope hit an internal error and stopped: {message}. Reload the page to start again."
+            )));
+            let _ = body.prepend_with_node_1(&banner);
+        }
+    }));
+}
