@@ -18,20 +18,27 @@ pub fn install_panic_banner() {
     std::panic::set_hook(Box::new(|info| {
         let message = info.to_string();
         web_sys::console::error_1(&format!("KafkaScope panicked: {message}").into());
-        let Some(document) = web_sys::window().and_then(|w| w.document()) else {
-            return;
-        };
-        let Some(body) = document.body() else {
-            return;
-        };
-        if let Ok(banner) = document.create_element("div") {
-            banner.set_id("panic-banner");
-            banner.set_class_name("panic-banner");
-            let _ = banner.set_attribute("role", "alert");
-            banner.set_text_content(Some(&format!(
-                "KafkaScope hit an internal error and stopped: {message}. Reload the page to start again."
-            )));
-            let _ = body.prepend_with_node_1(&banner);
-        }
+        show_error_banner(&message);
     }));
+}
+
+/// Puts a visible alert at the top of the page. It uses the DOM directly, not
+/// Yew, because after a panic the app's own rendering cannot be trusted.
+#[cfg(target_arch = "wasm32")]
+pub fn show_error_banner(message: &str) {
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let Some(body) = document.body() else {
+        return;
+    };
+    if let Ok(banner) = document.create_element("div") {
+        banner.set_id("panic-banner");
+        banner.set_class_name("panic-banner");
+        let _ = banner.set_attribute("role", "alert");
+        banner.set_text_content(Some(&format!(
+            "KafkaScope hit an internal error and stopped: {message}. Reload the page to start again."
+        )));
+        let _ = body.prepend_with_node_1(&banner);
+    }
 }

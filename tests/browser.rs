@@ -1,0 +1,70 @@
+//! Browser tests: compiled to wasm32 and run in headless Chromium by
+//! wasm-bindgen-test (`cargo test --target wasm32-unknown-unknown --test browser`).
+#![cfg(target_arch = "wasm32")]
+
+mod common;
+
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// The same seed gives the same run in wasm as natively: the golden hash is
+/// the one `tests/determinism.rs` checks on the native target.
+#[wasm_bindgen_test]
+fn the_trace_hash_matches_native() {
+    let sim = common::determinism_run(42);
+    assert_eq!(sim.trace_hash(), common::GOLDEN_TRACE_HASH, "got {:#x}", sim.trace_hash());
+}
+
+fn document() -> web_sys::Document {
+    web_sys::window().unwrap().document().unwrap()
+}
+
+fn button(root: &web_sys::Element, label: &str) -> web_sys::HtmlElement {
+    root.query_selector(&format!("button[aria-label='{label}']"))
+        .unwrap()
+        .unwrap_or_else(|| panic!("no button labelled {label}"))
+        .dyn_into()
+        .unwrap()
+}
+
+#[wasm_bindgen_test]
+async fn the_app_produces_and_steps_to_the_offset() {
+    let root = document().create_element("div").unwrap();
+    document().body().unwrap().append_child(&root).unwrap();
+    yew::Renderer::<kafkascope::ui::app::App>::with_root(root.clone()).render();
+    yew::scheduler::flush().await;
+
+    assert!(root.text_content().unwrap().contains("Nothing produced yet"));
+    button(&root, "Produce").click();
+    yew::scheduler::flush().await;
+    let produced = || {
+        root.query_selector("[aria-label='Produced records']").unwrap().unwrap().text_content().unwrap()
+    };
+    let mut steps = 0;
+    while !produced().contains("partition 0, offset 0") {
+        button(&root, "Step").click();
+        yew::scheduler::flush().await;
+        steps += 1;
+        assert!(steps < 50, "the response never arrived");
+    }
+    let broker = root.query_selector("[aria-label='Broker 0']").unwrap().expect("the broker region");
+    let text = broker.text_content().unwrap();
+    assert!(text.contains("0: user-42 = hello"), "the record is in the log: {text}");
+    // Step back undoes the step that delivered the response.
+    button(&root, "Step back").click();
+    yew::scheduler::flush().await;
+    assert!(!produced().contains("offset 0"), "{}", produced());
+    assert!(produced().contains("waiting for the broker"));
+    root.remove();
+}
+
+#[wasm_bindgen_test]
+fn the_error_banner_is_visible_and_announced() {
+    kafkascope::ui::show_error_banner("boom");
+    let banner = document().get_element_by_id("panic-banner").expect("a banner");
+    assert_eq!(banner.get_attribute("role").as_deref(), Some("alert"));
+    assert!(banner.text_content().unwrap().contains("boom"));
+    banner.remove();
+}

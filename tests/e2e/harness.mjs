@@ -1,0 +1,81 @@
+// Shared set-up for the end-to-end tests: a static server for the release
+// build in dist/, and headless Debian Chromium driven by playwright-core.
+// Tests wait on conditions (locators, text), never on fixed sleeps.
+import { createServer } from 'node:http';
+import { readFile, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, extname, normalize } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript',
+  '.wasm': 'application/wasm',
+  '.css': 'text/css',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+};
+
+export async function serveDist() {
+  const server = createServer(async (req, res) => {
+    const path = new URL(req.url, 'http://127.0.0.1').pathname;
+    const file = normalize(join(DIST, path === '/' ? 'index.html' : path));
+    if (!file.startsWith(DIST)) {
+      res.writeHead(403).end();
+      return;
+    }
+    try {
+      const body = await readFile(file);
+      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
+      res.end(body);
+    } catch {
+      res.writeHead(404).end('not found');
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((r) => server.close(r)) };
+}
+
+export async function launch() {
+  const userDataDir = await mkdtemp(join(tmpdir(), 'kafkascope-chromium-'));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-dev-shm-usage',
+    ],
+    viewport: { width: 1280, height: 720 },
+  });
+  return context;
+}
+
+// Opens the app and records every console error, uncaught exception and any
+// request that tries to leave 127.0.0.1: the page must make none.
+export async function openApp(context, baseUrl, query = '') {
+  const page = await context.newPage();
+  const problems = [];
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') problems.push(`console error: ${msg.text()}`);
+  });
+  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  await page.route('**/*', (route) => {
+    const url = new URL(route.request().url());
+    if (url.hostname === '127.0.0.1') return route.continue();
+    problems.push(`request left the page: ${url.href}`);
+    return route.abort();
+  });
+  await page.goto(baseUrl + query);
+  await page.getByRole('button', { name: 'Step', exact: true }).waitFor();
+  return { page, problems };
+}
