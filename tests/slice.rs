@@ -1,21 +1,47 @@
-//! The vertical slice: one Produce through one broker's whole request path.
+//! The request path inside one broker: a Produce through socket buffers,
+//! network threads, the request queue, I/O threads and response queues.
 
-use kafkascope::sim::broker::BrokerConfig;
+mod common;
+
+use common::produce;
+use kafkascope::sim::config::{BrokerConfig, ProducerConfig, TopicSpec};
+use kafkascope::sim::client::producer::RecordState;
 use kafkascope::sim::ids::NodeId;
-use kafkascope::sim::protocol::ErrorCode;
-use kafkascope::sim::simulation::{ClusterConfig, Command, CommandError, Simulation, TopicSpec};
+use kafkascope::sim::protocol::ApiKey;
+use kafkascope::sim::simulation::{ClientSpec, ClusterConfig, Command, CommandError, Simulation};
 use kafkascope::sim::trace::{Direction, Stage, TraceKind};
 
-fn produce(client: u32, key: &str) -> Command {
-    Command::Produce { client, topic: "orders".into(), key: Some(key.into()), value: Some("v".into()), acks: 1 }
+fn one_broker(clients: u32, broker: BrokerConfig) -> Simulation {
+    let config = ClusterConfig {
+        brokers: 1,
+        broker,
+        topics: vec![TopicSpec::new("orders", 1, 1)],
+        clients: (0..clients)
+            .map(|_| ClientSpec::Producer(ProducerConfig { acks: 1, enable_idempotence: false, linger_ms: 0, ..Default::default() }))
+            .collect(),
+        ..ClusterConfig::default()
+    };
+    Simulation::new(config, 1).unwrap()
 }
 
-/// Each stage a request and its response pass through, in order.
-fn hops_of(sim: &Simulation) -> Vec<(Direction, Stage, Stage)> {
+/// Each stage the Produce request and its response pass through, in order.
+fn produce_hops(sim: &Simulation) -> Vec<(Direction, Stage, Stage)> {
     sim.trace()
         .iter()
         .filter_map(|e| match &e.kind {
-            TraceKind::Hop { direction, from, to, .. } => Some((*direction, *from, *to)),
+            TraceKind::Hop { api: ApiKey::Produce, direction, from, to, .. } => Some((*direction, *from, *to)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn offsets(sim: &Simulation, client: u32) -> Vec<i64> {
+    sim.producer(client)
+        .unwrap()
+        .records()
+        .iter()
+        .filter_map(|r| match r.state {
+            RecordState::Acknowledged { offset } => Some(offset),
             _ => None,
         })
         .collect()
@@ -23,13 +49,13 @@ fn hops_of(sim: &Simulation) -> Vec<(Direction, Stage, Stage)> {
 
 #[test]
 fn a_produce_travels_the_whole_request_path_in_order() {
-    let mut sim = Simulation::new(ClusterConfig::default(), 1).unwrap();
-    sim.command(produce(0, "k")).unwrap();
-    while sim.step() {}
+    let mut sim = one_broker(1, BrokerConfig::default());
+    sim.command(produce(0, "orders", Some("k"), "v")).unwrap();
+    sim.run_until(100);
     use Direction::*;
     use Stage::*;
     assert_eq!(
-        hops_of(&sim),
+        produce_hops(&sim),
         vec![
             (Request, Wire, SocketReceiveBuffer),
             (Request, SocketReceiveBuffer, NetworkThread(0)),
@@ -42,129 +68,125 @@ fn a_produce_travels_the_whole_request_path_in_order() {
             (Response, Wire, Client),
         ]
     );
-    let view = sim.view();
-    let outcome = &view.clients[0].produced[0];
-    let result = outcome.result.as_ref().expect("the response arrived");
-    assert_eq!((result.error, result.base_offset), (ErrorCode::None, 0));
+    assert_eq!(offsets(&sim, 0), vec![0]);
 }
 
 #[test]
-fn every_step_does_something_visible() {
-    let mut sim = Simulation::new(ClusterConfig::default(), 1).unwrap();
-    sim.command(produce(0, "k")).unwrap();
-    while sim.step() {
-        assert!(!sim.trace_of_step(sim.steps()).is_empty(), "step {} left no trace", sim.steps());
-    }
+fn the_client_asks_for_metadata_before_its_first_produce() {
+    let mut sim = one_broker(1, BrokerConfig::default());
+    sim.command(produce(0, "orders", Some("k"), "v")).unwrap();
+    sim.run_until(100);
+    let first_sent = sim
+        .trace()
+        .iter()
+        .find_map(|e| match &e.kind {
+            TraceKind::Sent { api, .. } if e.node == NodeId::Client(0) => Some(*api),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(first_sent, ApiKey::Metadata);
 }
 
 #[test]
 fn offsets_are_assigned_by_the_leader_in_order() {
-    let mut sim = Simulation::new(ClusterConfig::default(), 1).unwrap();
+    let mut sim = one_broker(1, BrokerConfig::default());
     for i in 0..3 {
-        sim.command(produce(0, &format!("k{i}"))).unwrap();
-        while sim.step() {}
+        sim.command(produce(0, "orders", Some(&format!("k{i}")), "v")).unwrap();
+        sim.run_until(sim.now_ms() + 50);
     }
-    let view = sim.view();
-    let offsets: Vec<i64> =
-        view.clients[0].produced.iter().map(|o| o.result.as_ref().unwrap().base_offset).collect();
-    assert_eq!(offsets, vec![0, 1, 2]);
-    assert_eq!(view.brokers[0].partitions[0].log_end_offset, 3);
+    assert_eq!(offsets(&sim, 0), vec![0, 1, 2]);
+    assert_eq!(sim.view().replica("orders", 0, 0).unwrap().log_end_offset, 3);
 }
 
 #[test]
 fn a_connection_is_muted_while_its_request_is_inside_the_broker() {
-    let mut sim = Simulation::new(ClusterConfig::default(), 1).unwrap();
-    // Two requests on the same connection: the second may not be read until
-    // the first one's response is written.
-    sim.command(produce(0, "a")).unwrap();
-    sim.command(produce(0, "b")).unwrap();
-    while sim.step() {}
-    let mut second_read_at = None;
-    let mut first_answered_at = None;
-    for (i, e) in sim.trace().iter().enumerate() {
-        if let TraceKind::Hop { request, direction, to, .. } = &e.kind {
-            if request.correlation_id == 2
-                && *direction == Direction::Request
-                && matches!(to, Stage::NetworkThread(_))
-            {
-                second_read_at.get_or_insert(i);
-            }
-            if request.correlation_id == 1 && *to == Stage::SocketSendBuffer {
-                first_answered_at.get_or_insert(i);
-            }
-        }
-    }
-    assert!(second_read_at.unwrap() > first_answered_at.unwrap());
+    // With linger.ms = 0 and two records in one step, the producer sends two
+    // requests on its one connection: the second may not be read until the
+    // first one's response is written.
+    let mut sim = one_broker(1, BrokerConfig::default());
+    sim.command(produce(0, "orders", Some("a"), "1")).unwrap();
+    sim.run_until(20);
+    sim.command(produce(0, "orders", Some("b"), "2")).unwrap();
+    sim.command(produce(0, "orders", Some("c"), "3")).unwrap();
+    sim.run_until(200);
+    let produce_ids: Vec<i32> = sim
+        .trace()
+        .iter()
+        .filter_map(|e| match &e.kind {
+            TraceKind::Sent { api: ApiKey::Produce, direction: Direction::Request, request, .. } => Some(request.correlation_id),
+            _ => None,
+        })
+        .collect();
+    assert!(produce_ids.len() >= 2, "two produce requests were sent: {produce_ids:?}");
+    let (first, second) = (produce_ids[produce_ids.len() - 2], produce_ids[produce_ids.len() - 1]);
+    let index_of = |pred: &dyn Fn(&TraceKind) -> bool| sim.trace().iter().position(|e| pred(&e.kind)).unwrap();
+    let second_read = index_of(&|k| {
+        matches!(k, TraceKind::Hop { request, direction: Direction::Request, to: Stage::NetworkThread(_), .. } if request.correlation_id == second)
+    });
+    let first_written = index_of(&|k| {
+        matches!(k, TraceKind::Hop { request, to: Stage::SocketSendBuffer, .. } if request.correlation_id == first)
+    });
+    assert!(second_read > first_written, "the second request was read only after the first was answered");
 }
 
 #[test]
 fn connections_are_assigned_to_network_threads_round_robin() {
-    let config = ClusterConfig { clients: 3, ..ClusterConfig::default() };
-    let mut sim = Simulation::new(config, 1).unwrap();
+    let mut sim = one_broker(3, BrokerConfig::default());
     for c in 0..3 {
-        sim.command(produce(c, "k")).unwrap();
+        sim.command(produce(c, "orders", Some("k"), "v")).unwrap();
     }
     sim.run_until(50);
     let broker = &sim.view().brokers[0];
-    let owners: Vec<Vec<NodeId>> =
-        broker.network_threads.iter().map(|t| t.connections.iter().map(|c| c.client).collect()).collect();
-    // Arrival order depends on jitter, but with 3 connections and 2 threads
-    // one thread owns two and the other one.
-    let mut sizes: Vec<usize> = owners.iter().map(Vec::len).collect();
+    let mut sizes: Vec<usize> = broker.network_threads.iter().map(|t| t.connections.len()).collect();
     sizes.sort();
+    // Three connections over two network threads: one owns two, one owns one.
     assert_eq!(sizes, vec![1, 2]);
 }
 
 #[test]
 fn a_full_request_queue_blocks_the_network_thread() {
-    let config = ClusterConfig {
-        clients: 4,
-        // A slow I/O thread makes requests pile up faster than they drain.
-        broker: BrokerConfig {
-            num_network_threads: 1,
-            num_io_threads: 1,
-            queued_max_requests: 1,
-            io_thread_ms: 10,
-            ..Default::default()
-        },
-        topics: vec![TopicSpec { name: "orders".into(), partitions: 1 }],
-        link_jitter_ms: 0,
-        ..ClusterConfig::default()
+    // A slow I/O thread makes requests pile up faster than they drain.
+    let broker = BrokerConfig {
+        num_network_threads: 1,
+        num_io_threads: 1,
+        queued_max_requests: 1,
+        io_thread_ms: 10,
+        ..Default::default()
     };
-    let mut sim = Simulation::new(config, 3).unwrap();
+    let mut sim = one_broker(4, broker);
     for c in 0..4 {
-        sim.command(produce(c, "k")).unwrap();
+        sim.command(produce(c, "orders", Some("k"), "v")).unwrap();
     }
     let mut saw_blocked = false;
-    while sim.step() {
+    while sim.now_ms() < 500 && sim.step() {
         let b = &sim.view().brokers[0];
         assert!(b.request_queue.len() <= 1, "the request queue never exceeds queued.max.requests");
         saw_blocked |= b.network_threads[0].blocked.is_some();
     }
     assert!(saw_blocked, "with one slot and four clients the network thread must block on the put");
-    let done = sim.view().clients.iter().filter(|c| c.produced[0].result.is_some()).count();
-    assert_eq!(done, 4, "backpressure delays requests but loses none");
+    assert!(sim.trace().iter().any(|e| matches!(e.kind, TraceKind::RequestQueueFull { .. })));
+    for c in 0..4 {
+        assert_eq!(offsets(&sim, c).len(), 1, "backpressure delays client {c}'s record but loses none");
+    }
 }
 
 #[test]
 fn bad_commands_are_refused_and_change_nothing() {
-    let mut sim = Simulation::new(ClusterConfig::default(), 1).unwrap();
+    let mut sim = one_broker(1, BrokerConfig::default());
     let before = sim.view();
-    let bad_acks = Command::Produce { client: 0, topic: "orders".into(), key: None, value: None, acks: 2 };
-    assert_eq!(sim.command(bad_acks), Err(CommandError::InvalidAcks(2)));
-    assert_eq!(sim.command(produce(9, "k")), Err(CommandError::UnknownClient(9)));
-    let unknown = Command::Produce { client: 0, topic: "nope".into(), key: None, value: None, acks: 1 };
-    assert_eq!(sim.command(unknown), Err(CommandError::UnknownTopic("nope".into())));
-    assert_eq!(sim.view(), before);
-    assert!(!sim.has_pending());
-}
-
-#[test]
-fn impossible_configs_are_rejected() {
-    assert!(Simulation::new(ClusterConfig { brokers: 0, ..Default::default() }, 1).is_err());
-    let no_threads = ClusterConfig {
-        broker: BrokerConfig { num_io_threads: 0, ..Default::default() },
-        ..Default::default()
+    assert_eq!(sim.command(produce(9, "orders", None, "v")), Err(CommandError::UnknownClient(9)));
+    assert_eq!(sim.command(produce(0, "nope", None, "v")), Err(CommandError::UnknownTopic("nope".into())));
+    let huge = "x".repeat(2_000_000);
+    assert!(matches!(sim.command(produce(0, "orders", None, &huge)), Err(CommandError::RecordTooLarge { .. })));
+    let bad_partition = Command::Produce {
+        client: 0,
+        topic: "orders".into(),
+        key: None,
+        value: None,
+        headers: vec![],
+        partition: Some(5),
+        timestamp_ms: None,
     };
-    assert!(Simulation::new(no_threads, 1).is_err());
+    assert!(matches!(sim.command(bad_partition), Err(CommandError::UnknownPartition(_))));
+    assert_eq!(sim.view(), before);
 }

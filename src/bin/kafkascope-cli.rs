@@ -19,13 +19,15 @@ fn main() -> ExitCode {
                 topic: "orders".into(),
                 key: Some("k".into()),
                 value: Some("v".into()),
-                acks: 1,
+                headers: vec![],
+                partition: None,
+                timestamp_ms: None,
             };
             if let Err(e) = sim.command(produce) {
                 eprintln!("error: {e}");
                 return ExitCode::from(2);
             }
-            while sim.step() {}
+            sim.run_until(50);
             for event in sim.trace() {
                 println!("{event}");
             }

@@ -4,9 +4,14 @@
 
 pub mod broker;
 pub mod client;
+pub mod config;
 pub mod ids;
+pub mod log;
 pub mod node;
+pub mod placement;
 pub mod protocol;
+pub mod purgatory;
+pub mod record;
 pub mod rng;
 pub mod simulation;
 pub mod trace;

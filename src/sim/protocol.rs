@@ -15,6 +15,7 @@ pub enum ErrorCode {
     OffsetOutOfRange,
     CorruptMessage,
     UnknownTopicOrPartition,
+    LeaderNotAvailable,
     NotLeaderOrFollower,
     RequestTimedOut,
     MessageTooLarge,
@@ -27,6 +28,7 @@ pub enum ErrorCode {
     InvalidReplicationFactor,
     InvalidConfig,
     OutOfOrderSequenceNumber,
+    InvalidProducerEpoch,
     FencedLeaderEpoch,
     UnknownLeaderEpoch,
     InvalidRecord,
@@ -40,6 +42,7 @@ impl ErrorCode {
             ErrorCode::OffsetOutOfRange => 1,
             ErrorCode::CorruptMessage => 2,
             ErrorCode::UnknownTopicOrPartition => 3,
+            ErrorCode::LeaderNotAvailable => 5,
             ErrorCode::NotLeaderOrFollower => 6,
             ErrorCode::RequestTimedOut => 7,
             ErrorCode::MessageTooLarge => 10,
@@ -52,6 +55,7 @@ impl ErrorCode {
             ErrorCode::InvalidReplicationFactor => 38,
             ErrorCode::InvalidConfig => 40,
             ErrorCode::OutOfOrderSequenceNumber => 45,
+            ErrorCode::InvalidProducerEpoch => 47,
             ErrorCode::FencedLeaderEpoch => 74,
             ErrorCode::UnknownLeaderEpoch => 76,
             ErrorCode::InvalidRecord => 87,
@@ -65,6 +69,7 @@ impl ErrorCode {
             ErrorCode::OffsetOutOfRange => "OFFSET_OUT_OF_RANGE",
             ErrorCode::CorruptMessage => "CORRUPT_MESSAGE",
             ErrorCode::UnknownTopicOrPartition => "UNKNOWN_TOPIC_OR_PARTITION",
+            ErrorCode::LeaderNotAvailable => "LEADER_NOT_AVAILABLE",
             ErrorCode::NotLeaderOrFollower => "NOT_LEADER_OR_FOLLOWER",
             ErrorCode::RequestTimedOut => "REQUEST_TIMED_OUT",
             ErrorCode::MessageTooLarge => "MESSAGE_TOO_LARGE",
@@ -77,10 +82,27 @@ impl ErrorCode {
             ErrorCode::InvalidReplicationFactor => "INVALID_REPLICATION_FACTOR",
             ErrorCode::InvalidConfig => "INVALID_CONFIG",
             ErrorCode::OutOfOrderSequenceNumber => "OUT_OF_ORDER_SEQUENCE_NUMBER",
+            ErrorCode::InvalidProducerEpoch => "INVALID_PRODUCER_EPOCH",
             ErrorCode::FencedLeaderEpoch => "FENCED_LEADER_EPOCH",
             ErrorCode::UnknownLeaderEpoch => "UNKNOWN_LEADER_EPOCH",
             ErrorCode::InvalidRecord => "INVALID_RECORD",
         }
+    }
+}
+
+impl ErrorCode {
+    /// Errors a producer retries (Kafka's RetriableException subclasses).
+    pub fn is_retriable(self) -> bool {
+        matches!(
+            self,
+            ErrorCode::NotLeaderOrFollower
+                | ErrorCode::LeaderNotAvailable
+                | ErrorCode::RequestTimedOut
+                | ErrorCode::NotEnoughReplicas
+                | ErrorCode::NotEnoughReplicasAfterAppend
+                | ErrorCode::UnknownTopicOrPartition
+                | ErrorCode::CorruptMessage
+        )
     }
 }
 
@@ -96,6 +118,7 @@ pub enum ApiKey {
     Produce,
     Fetch,
     Metadata,
+    InitProducerId,
 }
 
 impl ApiKey {
@@ -104,52 +127,112 @@ impl ApiKey {
             ApiKey::Produce => "Produce",
             ApiKey::Fetch => "Fetch",
             ApiKey::Metadata => "Metadata",
+            ApiKey::InitProducerId => "InitProducerId",
         }
     }
 }
 
-/// One record as a producer hands it over.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ProducerRecord {
-    pub key: Option<Vec<u8>>,
-    pub value: Option<Vec<u8>>,
-    pub timestamp_ms: i64,
-}
-
-/// ProduceRequest: one batch for one partition, as a producer's sender sends
-/// it (Kafka allows many partitions per request; the simulation sends one).
+/// ProduceRequest: record batch v2 bytes for one or more partitions, as a
+/// producer's sender drains them for one broker.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProduceRequest {
     pub acks: i16,
     pub timeout_ms: i32,
+    pub partitions: Vec<ProducePartition>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProducePartition {
     pub partition: TopicPartition,
-    pub records: Vec<ProducerRecord>,
+    /// One record batch v2, exactly as it will sit in the log.
+    pub batch: Vec<u8>,
 }
 
 /// ProduceResponse for one partition.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ProduceResponse {
+pub struct ProducePartitionResponse {
     pub partition: TopicPartition,
     pub error: ErrorCode,
     pub base_offset: i64,
+    /// Set when the topic uses LogAppendTime: the broker's timestamp.
+    pub log_append_time_ms: i64,
+    pub log_start_offset: i64,
+}
+
+/// FetchRequest: from a consumer (`replica_id` None) or a follower's replica
+/// fetcher (`replica_id` Some).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FetchRequest {
+    pub replica_id: Option<u32>,
+    pub max_wait_ms: i32,
+    pub min_bytes: i32,
+    pub max_bytes: i32,
+    pub partitions: Vec<FetchPartition>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FetchPartition {
+    pub partition: TopicPartition,
+    pub fetch_offset: i64,
+    /// The epoch of the last batch the follower has, for the divergence check.
+    pub last_fetched_epoch: Option<i32>,
+    pub partition_max_bytes: i32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FetchPartitionResponse {
+    pub partition: TopicPartition,
+    pub error: ErrorCode,
+    pub high_watermark: i64,
+    pub log_start_offset: i64,
+    /// Set when the follower's log has diverged: truncate to `end_offset`.
+    pub diverging_epoch: Option<EpochEndOffset>,
+    /// Whole record batches, back to back.
+    pub records: Vec<u8>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EpochEndOffset {
+    pub epoch: i32,
+    pub end_offset: i64,
+}
+
+/// MetadataResponse: who leads each partition.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartitionMetadata {
+    pub partition: TopicPartition,
+    pub error: ErrorCode,
+    pub leader: Option<u32>,
+    pub leader_epoch: i32,
+    pub replicas: Vec<u32>,
+    pub isr: Vec<u32>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RequestBody {
     Produce(ProduceRequest),
+    Fetch(FetchRequest),
+    Metadata { topics: Vec<String> },
+    InitProducerId,
 }
 
 impl RequestBody {
     pub fn api_key(&self) -> ApiKey {
         match self {
             RequestBody::Produce(_) => ApiKey::Produce,
+            RequestBody::Fetch(_) => ApiKey::Fetch,
+            RequestBody::Metadata { .. } => ApiKey::Metadata,
+            RequestBody::InitProducerId => ApiKey::InitProducerId,
         }
     }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ResponseBody {
-    Produce(ProduceResponse),
+    Produce(Vec<ProducePartitionResponse>),
+    Fetch { error: ErrorCode, partitions: Vec<FetchPartitionResponse> },
+    Metadata { brokers: Vec<u32>, partitions: Vec<PartitionMetadata>, unknown_topics: Vec<String> },
+    InitProducerId { error: ErrorCode, producer_id: i64, producer_epoch: i16 },
 }
 
 /// A request on the wire: Kafka's request header plus its body.
@@ -162,6 +245,11 @@ pub struct Request {
 impl Request {
     pub fn api_key(&self) -> ApiKey {
         self.body.api_key()
+    }
+
+    /// A follower's fetch is drawn apart from a consumer's.
+    pub fn is_follower_fetch(&self) -> bool {
+        matches!(&self.body, RequestBody::Fetch(f) if f.replica_id.is_some())
     }
 }
 
@@ -195,8 +283,21 @@ impl Message {
         }
     }
 
-    /// Which node a connection-level message belongs to, for the view.
+    /// The node whose request this is (the one that opened the connection).
     pub fn client(&self) -> NodeId {
         self.request_id().client
+    }
+
+    /// Approximate size on the wire, for the in-flight view.
+    pub fn payload_bytes(&self) -> u32 {
+        match self {
+            Message::Request(Request { body: RequestBody::Produce(p), .. }) => {
+                p.partitions.iter().map(|x| x.batch.len() as u32).sum()
+            }
+            Message::Response(Response { body: ResponseBody::Fetch { partitions, .. }, .. }) => {
+                partitions.iter().map(|x| x.records.len() as u32).sum()
+            }
+            _ => 0,
+        }
     }
 }

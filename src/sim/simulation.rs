@@ -1,11 +1,16 @@
 //! The discrete-event simulation: one event queue ordered by (time, sequence),
 //! one RNG, the nodes, the links between them, and the trace.
 
-use super::broker::{Broker, BrokerConfig};
+use super::broker::{Broker, BrokerTimer, MetadataCache, PartitionAssignment};
+use super::client::consumer::{Consumer, FetchSpec};
+use super::client::producer::{Producer, ProducerRecord};
 use super::client::Client;
+use super::config::{BrokerConfig, ConsumerConfig, ProducerConfig, TopicConfig, TopicSpec};
 use super::ids::{NodeId, TopicPartition};
 use super::node::{Ctx, Output, Timer};
-use super::protocol::{Message, ProducerRecord};
+use super::placement::assign_replicas;
+use super::protocol::{ErrorCode, Message};
+use super::record::batch::Header;
 use super::rng::SimRng;
 use super::trace::{Direction, TraceEvent, TraceKind};
 use super::view::{ClusterView, InFlightView};
@@ -14,18 +19,30 @@ use std::cmp::Ordering;
 use std::collections::{BTreeMap, BinaryHeap};
 use std::fmt;
 
+/// The most brokers a cluster may have. The core handles dozens; the UI
+/// offers 1 to 9.
+pub const MAX_BROKERS: u32 = 64;
+
 /// The shape of a cluster to simulate.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct ClusterConfig {
     pub brokers: u32,
     pub broker: BrokerConfig,
     pub topics: Vec<TopicSpec>,
-    pub clients: u32,
+    pub clients: Vec<ClientSpec>,
     /// One-way latency of every link, before jitter.
     pub link_latency_ms: u64,
     /// Each message's latency gets a seeded extra in `[0, link_jitter_ms]`.
     pub link_jitter_ms: u64,
+}
+
+/// A client to start: a producer or a consumer, with its configuration.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum ClientSpec {
+    Producer(ProducerConfig),
+    Consumer(ConsumerConfig),
 }
 
 impl Default for ClusterConfig {
@@ -33,39 +50,30 @@ impl Default for ClusterConfig {
         Self {
             brokers: 1,
             broker: BrokerConfig::default(),
-            topics: vec![TopicSpec { name: "orders".into(), partitions: 1 }],
-            clients: 1,
+            topics: vec![TopicSpec::new("orders", 1, 1)],
+            clients: vec![ClientSpec::Producer(ProducerConfig::default()), ClientSpec::Consumer(ConsumerConfig::default())],
             link_latency_ms: 2,
             link_jitter_ms: 1,
         }
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TopicSpec {
-    pub name: String,
-    pub partitions: u32,
+/// Why a configuration cannot be simulated, with the error Kafka gives.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError {
+    pub error: ErrorCode,
+    pub message: String,
 }
 
-/// Why a configuration cannot be simulated.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ConfigError {
-    NoBrokers,
-    NoNetworkThreads,
-    NoIoThreads,
-    ZeroQueueCapacity,
-    NoPartitions { topic: String },
+impl ConfigError {
+    fn new(error: ErrorCode, message: impl Into<String>) -> Self {
+        Self { error, message: message.into() }
+    }
 }
 
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ConfigError::NoBrokers => write!(f, "a cluster needs at least one broker"),
-            ConfigError::NoNetworkThreads => write!(f, "num.network.threads must be at least 1"),
-            ConfigError::NoIoThreads => write!(f, "num.io.threads must be at least 1"),
-            ConfigError::ZeroQueueCapacity => write!(f, "queued.max.requests must be at least 1"),
-            ConfigError::NoPartitions { topic } => write!(f, "topic {topic} needs at least one partition"),
-        }
+        write!(f, "{}: {}", self.error.name(), self.message)
     }
 }
 
@@ -73,33 +81,66 @@ impl std::error::Error for ConfigError {}
 
 /// Something a user asks the cluster to do.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "action", rename_all = "snake_case")]
+#[serde(tag = "action", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Command {
+    /// A producer's `send()`.
     Produce {
         client: u32,
         topic: String,
+        #[serde(default)]
         key: Option<String>,
+        #[serde(default)]
         value: Option<String>,
-        acks: i16,
+        #[serde(default)]
+        headers: Vec<(String, String)>,
+        #[serde(default)]
+        partition: Option<u32>,
+        /// CreateTime; the current simulated time when absent.
+        #[serde(default)]
+        timestamp_ms: Option<i64>,
+    },
+    /// A consumer's fetch of one partition.
+    Fetch {
+        client: u32,
+        topic: String,
+        partition: u32,
+        #[serde(default)]
+        offset: Option<i64>,
+        #[serde(default)]
+        min_bytes: Option<i32>,
+        #[serde(default)]
+        max_wait_ms: Option<i32>,
     },
 }
+
+/// The largest record a producer accepts (`max.request.size`).
+pub const MAX_REQUEST_SIZE: usize = 1_048_576;
 
 /// Why a command was refused. The simulation's state is unchanged.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CommandError {
     UnknownClient(u32),
+    NotAProducer(u32),
+    NotAConsumer(u32),
     UnknownTopic(String),
-    InvalidAcks(i16),
+    UnknownPartition(TopicPartition),
+    RecordTooLarge { bytes: usize },
+    NegativeOffset(i64),
 }
 
 impl fmt::Display for CommandError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CommandError::UnknownClient(c) => write!(f, "there is no client {c}"),
-            CommandError::UnknownTopic(t) => write!(f, "there is no topic named {t:?}"),
-            CommandError::InvalidAcks(a) => {
-                write!(f, "acks must be 0, 1 or -1 (all), not {a}: Kafka answers INVALID_REQUIRED_ACKS (21)")
-            }
+            CommandError::NotAProducer(c) => write!(f, "client {c} is a consumer, not a producer"),
+            CommandError::NotAConsumer(c) => write!(f, "client {c} is a producer, not a consumer"),
+            CommandError::UnknownTopic(t) => write!(f, "there is no topic named {t:?} (UNKNOWN_TOPIC_OR_PARTITION)"),
+            CommandError::UnknownPartition(tp) => write!(f, "there is no partition {tp} (UNKNOWN_TOPIC_OR_PARTITION)"),
+            CommandError::RecordTooLarge { bytes } => write!(
+                f,
+                "the record is {bytes} bytes, more than the producer's max.request.size of {MAX_REQUEST_SIZE} bytes"
+            ),
+            CommandError::NegativeOffset(o) => write!(f, "a fetch offset cannot be negative ({o})"),
         }
     }
 }
@@ -142,8 +183,8 @@ impl Ord for Scheduled {
 
 #[derive(Clone, Debug)]
 enum Node {
-    Broker(Broker),
-    Client(Client),
+    Broker(Box<Broker>),
+    Client(Box<Client>),
 }
 
 /// A whole simulated cluster. `Clone` is a full snapshot, which is how the UI
@@ -161,59 +202,129 @@ pub struct Simulation {
     /// The last arrival time on each directed link: TCP delivers in order, so
     /// jitter may delay a message but never let it overtake an earlier one.
     link_last_arrival_ms: BTreeMap<(NodeId, NodeId), u64>,
-    /// Which broker leads each partition (fixed until the control plane exists).
-    leaders: BTreeMap<TopicPartition, u32>,
+    topics: BTreeMap<String, TopicSpec>,
     trace: Vec<TraceEvent>,
+    /// Keep the whole trace (the UI and tests), or only count events (benchmarks).
+    record_trace: bool,
+}
+
+/// Kafka's topic name rule: 1 to 249 of `[a-zA-Z0-9._-]`, not "." or "..".
+fn valid_topic_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 249
+        && name != "."
+        && name != ".."
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+}
+
+fn validate(config: &ClusterConfig) -> Result<(), ConfigError> {
+    use ErrorCode::{InvalidConfig, InvalidPartitions, InvalidReplicationFactor};
+    if config.brokers == 0 || config.brokers > MAX_BROKERS {
+        return Err(ConfigError::new(InvalidConfig, format!("a cluster needs 1 to {MAX_BROKERS} brokers, not {}", config.brokers)));
+    }
+    let b = &config.broker;
+    if b.num_network_threads == 0 || b.num_io_threads == 0 || b.queued_max_requests == 0 {
+        return Err(ConfigError::new(
+            InvalidConfig,
+            "num.network.threads, num.io.threads and queued.max.requests must each be at least 1",
+        ));
+    }
+    if b.replica_lag_time_max_ms < 2 || b.log_retention_check_interval_ms == 0 {
+        return Err(ConfigError::new(
+            InvalidConfig,
+            "replica.lag.time.max.ms must be at least 2 and log.retention.check.interval.ms at least 1",
+        ));
+    }
+    let mut names = std::collections::BTreeSet::new();
+    for t in &config.topics {
+        if !valid_topic_name(&t.name) {
+            return Err(ConfigError::new(
+                ErrorCode::InvalidConfig,
+                format!("{:?} is not a legal topic name: use 1 to 249 of a-z, A-Z, 0-9, '.', '_' and '-'", t.name),
+            ));
+        }
+        if !names.insert(t.name.clone()) {
+            return Err(ConfigError::new(ErrorCode::TopicAlreadyExists, format!("topic {} is defined twice", t.name)));
+        }
+        if t.partitions == 0 || t.partitions > 1000 {
+            return Err(ConfigError::new(InvalidPartitions, format!("topic {} needs 1 to 1000 partitions, not {}", t.name, t.partitions)));
+        }
+        if t.replication_factor == 0 || t.replication_factor > config.brokers {
+            return Err(ConfigError::new(
+                InvalidReplicationFactor,
+                format!(
+                    "topic {} has replication factor {}, but the cluster has {} broker{}",
+                    t.name,
+                    t.replication_factor,
+                    config.brokers,
+                    if config.brokers == 1 { "" } else { "s" }
+                ),
+            ));
+        }
+        if let Err(e) = t.config.log_config().validate() {
+            return Err(ConfigError::new(InvalidConfig, format!("topic {}: {e}", t.name)));
+        }
+        if t.config.min_insync_replicas == Some(0) {
+            return Err(ConfigError::new(InvalidConfig, format!("topic {}: min.insync.replicas must be at least 1", t.name)));
+        }
+    }
+    Ok(())
 }
 
 impl Simulation {
     pub fn new(config: ClusterConfig, seed: u64) -> Result<Self, ConfigError> {
-        if config.brokers == 0 {
-            return Err(ConfigError::NoBrokers);
+        validate(&config)?;
+        let mut rng = SimRng::new(seed);
+        let broker_ids: Vec<u32> = (0..config.brokers).collect();
+        let mut metadata = MetadataCache { brokers: broker_ids.clone(), partitions: BTreeMap::new() };
+        for t in &config.topics {
+            for (p, replicas) in assign_replicas(&broker_ids, t.partitions, t.replication_factor, &mut rng).into_iter().enumerate() {
+                metadata.partitions.insert(
+                    TopicPartition::new(t.name.clone(), p as u32),
+                    PartitionAssignment { leader: replicas.first().copied(), leader_epoch: 0, isr: replicas.clone(), replicas },
+                );
+            }
         }
-        if config.broker.num_network_threads == 0 {
-            return Err(ConfigError::NoNetworkThreads);
-        }
-        if config.broker.num_io_threads == 0 {
-            return Err(ConfigError::NoIoThreads);
-        }
-        if config.broker.queued_max_requests == 0 {
-            return Err(ConfigError::ZeroQueueCapacity);
-        }
+        let topic_configs: BTreeMap<String, TopicConfig> =
+            config.topics.iter().map(|t| (t.name.clone(), t.config.clone())).collect();
         let mut nodes = BTreeMap::new();
-        for b in 0..config.brokers {
-            nodes.insert(NodeId::Broker(b), Node::Broker(Broker::new(b, config.broker.clone())));
+        for b in &broker_ids {
+            let mut broker = Broker::new(*b, config.broker.clone());
+            broker.load_metadata(metadata.clone(), &topic_configs, 0);
+            nodes.insert(NodeId::Broker(*b), Node::Broker(Box::new(broker)));
         }
-        for c in 0..config.clients {
-            nodes.insert(NodeId::Client(c), Node::Client(Client::new(NodeId::Client(c))));
+        for (i, spec) in config.clients.iter().enumerate() {
+            let id = NodeId::Client(i as u32);
+            let client = match spec {
+                ClientSpec::Producer(c) => Client::Producer(Producer::new(id, c.clone(), broker_ids.clone())),
+                ClientSpec::Consumer(c) => Client::Consumer(Consumer::new(id, c.clone(), broker_ids.clone())),
+            };
+            nodes.insert(id, Node::Client(Box::new(client)));
         }
-        let mut leaders = BTreeMap::new();
-        for topic in &config.topics {
-            if topic.partitions == 0 {
-                return Err(ConfigError::NoPartitions { topic: topic.name.clone() });
-            }
-            for p in 0..topic.partitions {
-                let tp = TopicPartition::new(topic.name.clone(), p);
-                let leader = p % config.brokers;
-                if let Some(Node::Broker(b)) = nodes.get_mut(&NodeId::Broker(leader)) {
-                    b.host_partition(tp.clone());
-                }
-                leaders.insert(tp, leader);
-            }
-        }
-        Ok(Self {
+        let topics = config.topics.iter().map(|t| (t.name.clone(), t.clone())).collect();
+        let mut sim = Self {
             config,
             seed,
             now_ms: 0,
             steps: 0,
             next_seq: 0,
             queue: BinaryHeap::new(),
-            rng: SimRng::new(seed),
+            rng,
             nodes,
             link_last_arrival_ms: BTreeMap::new(),
-            leaders,
+            topics,
             trace: Vec::new(),
-        })
+            record_trace: true,
+        };
+        for b in broker_ids {
+            sim.schedule(0, Event::Timer { node: NodeId::Broker(b), timer: Timer::Broker(BrokerTimer::Startup) });
+        }
+        Ok(sim)
+    }
+
+    /// Stops keeping trace events (they are still counted); for benchmarks.
+    pub fn set_record_trace(&mut self, record: bool) {
+        self.record_trace = record;
     }
 
     pub fn config(&self) -> &ClusterConfig {
@@ -233,9 +344,13 @@ impl Simulation {
         self.steps
     }
 
-    /// Is there an event left to process?
     pub fn has_pending(&self) -> bool {
         !self.queue.is_empty()
+    }
+
+    /// When the next event happens.
+    pub fn next_event_ms(&self) -> Option<u64> {
+        self.queue.peek().map(|e| e.at_ms)
     }
 
     pub fn trace(&self) -> &[TraceEvent] {
@@ -249,23 +364,89 @@ impl Simulation {
         &self.trace[start..end]
     }
 
+    pub fn broker(&self, id: u32) -> Option<&Broker> {
+        match self.nodes.get(&NodeId::Broker(id)) {
+            Some(Node::Broker(b)) => Some(b),
+            _ => None,
+        }
+    }
+
+    pub fn producer(&self, client: u32) -> Option<&Producer> {
+        match self.nodes.get(&NodeId::Client(client)) {
+            Some(Node::Client(c)) => match c.as_ref() {
+                Client::Producer(p) => Some(p),
+                Client::Consumer(_) => None,
+            },
+            _ => None,
+        }
+    }
+
+    pub fn consumer(&self, client: u32) -> Option<&Consumer> {
+        match self.nodes.get(&NodeId::Client(client)) {
+            Some(Node::Client(c)) => match c.as_ref() {
+                Client::Consumer(x) => Some(x),
+                Client::Producer(_) => None,
+            },
+            _ => None,
+        }
+    }
+
+    pub fn topic(&self, name: &str) -> Option<&TopicSpec> {
+        self.topics.get(name)
+    }
+
     /// Accepts a user command; it runs as the next step at the current time.
     /// A refused command leaves the simulation exactly as it was.
     pub fn command(&mut self, command: Command) -> Result<(), CommandError> {
-        match &command {
-            Command::Produce { client, topic, acks, .. } => {
-                if !self.nodes.contains_key(&NodeId::Client(*client)) {
-                    return Err(CommandError::UnknownClient(*client));
+        self.check(&command)?;
+        self.schedule(0, Event::Command(command));
+        Ok(())
+    }
+
+    fn check(&self, command: &Command) -> Result<(), CommandError> {
+        match command {
+            Command::Produce { client, topic, key, value, headers, partition, .. } => {
+                if self.producer(*client).is_none() {
+                    return Err(match self.consumer(*client) {
+                        Some(_) => CommandError::NotAProducer(*client),
+                        None => CommandError::UnknownClient(*client),
+                    });
                 }
-                if !self.config.topics.iter().any(|t| &t.name == topic) {
+                let Some(spec) = self.topics.get(topic) else {
                     return Err(CommandError::UnknownTopic(topic.clone()));
+                };
+                if let Some(p) = partition {
+                    if *p >= spec.partitions {
+                        return Err(CommandError::UnknownPartition(TopicPartition::new(topic.clone(), *p)));
+                    }
                 }
-                if !matches!(acks, 0 | 1 | -1) {
-                    return Err(CommandError::InvalidAcks(*acks));
+                let bytes = key.as_ref().map_or(0, String::len)
+                    + value.as_ref().map_or(0, String::len)
+                    + headers.iter().map(|(k, v)| k.len() + v.len()).sum::<usize>();
+                if bytes > MAX_REQUEST_SIZE {
+                    return Err(CommandError::RecordTooLarge { bytes });
+                }
+            }
+            Command::Fetch { client, topic, partition, offset, .. } => {
+                if self.consumer(*client).is_none() {
+                    return Err(match self.producer(*client) {
+                        Some(_) => CommandError::NotAConsumer(*client),
+                        None => CommandError::UnknownClient(*client),
+                    });
+                }
+                let Some(spec) = self.topics.get(topic) else {
+                    return Err(CommandError::UnknownTopic(topic.clone()));
+                };
+                if *partition >= spec.partitions {
+                    return Err(CommandError::UnknownPartition(TopicPartition::new(topic.clone(), *partition)));
+                }
+                if let Some(o) = offset {
+                    if *o < 0 {
+                        return Err(CommandError::NegativeOffset(*o));
+                    }
                 }
             }
         }
-        self.schedule(0, Event::Command(command));
         Ok(())
     }
 
@@ -296,8 +477,13 @@ impl Simulation {
             Event::Timer { node, timer } => {
                 let mut ctx = Ctx { now_ms: self.now_ms, me: node, rng: &mut self.rng, out: &mut out };
                 match (self.nodes.get_mut(&node), timer) {
-                    (Some(Node::Broker(b)), Timer::Broker(t)) => b.on_timer(&mut ctx, t),
-                    (Some(Node::Client(_)), Timer::Client(t)) => match t {},
+                    (Some(Node::Broker(b)), Timer::Broker(t)) => {
+                        if t == BrokerTimer::Startup {
+                            ctx.trace(TraceKind::BrokerStarted { broker: b.id() });
+                        }
+                        b.on_timer(&mut ctx, t)
+                    }
+                    (Some(Node::Client(c)), Timer::Client(t)) => c.on_timer(&mut ctx, t),
                     _ => {}
                 }
                 node
@@ -313,24 +499,38 @@ impl Simulation {
         while self.queue.peek().is_some_and(|e| e.at_ms <= until_ms) {
             self.step();
         }
+        self.now_ms = self.now_ms.max(until_ms);
     }
 
     fn run_command(&mut self, command: Command, out: &mut Vec<Output>) -> NodeId {
+        let now = self.now_ms;
         match command {
-            Command::Produce { client, topic, key, value, acks } => {
+            Command::Produce { client, topic, key, value, headers, partition, timestamp_ms } => {
                 let me = NodeId::Client(client);
-                // The slice has one partition per topic key space; keyed
-                // partitioning arrives with the partitioner.
-                let partition = TopicPartition::new(topic, 0);
-                let leader = NodeId::Broker(self.leaders.get(&partition).copied().unwrap_or(0));
                 let record = ProducerRecord {
+                    topic,
+                    partition,
                     key: key.map(String::into_bytes),
                     value: value.map(String::into_bytes),
-                    timestamp_ms: self.now_ms as i64,
+                    headers: headers.into_iter().map(|(k, v)| Header { key: k, value: Some(v.into_bytes()) }).collect(),
+                    timestamp_ms: timestamp_ms.unwrap_or(now as i64),
                 };
-                let mut ctx = Ctx { now_ms: self.now_ms, me, rng: &mut self.rng, out };
+                let mut ctx = Ctx { now_ms: now, me, rng: &mut self.rng, out };
                 if let Some(Node::Client(c)) = self.nodes.get_mut(&me) {
-                    c.produce(&mut ctx, leader, partition, record, acks);
+                    if let Client::Producer(p) = c.as_mut() {
+                        p.send(&mut ctx, record);
+                    }
+                }
+                me
+            }
+            Command::Fetch { client, topic, partition, offset, min_bytes, max_wait_ms } => {
+                let me = NodeId::Client(client);
+                let spec = FetchSpec { partition: TopicPartition::new(topic, partition), offset, min_bytes, max_wait_ms };
+                let mut ctx = Ctx { now_ms: now, me, rng: &mut self.rng, out };
+                if let Some(Node::Client(c)) = self.nodes.get_mut(&me) {
+                    if let Client::Consumer(x) = c.as_mut() {
+                        x.fetch(&mut ctx, spec);
+                    }
                 }
                 me
             }
@@ -352,13 +552,7 @@ impl Simulation {
                     };
                     self.record(
                         node,
-                        TraceKind::Sent {
-                            request: msg.request_id(),
-                            api: msg.api_key(),
-                            direction,
-                            to,
-                            arrives_at_ms: arrives,
-                        },
+                        TraceKind::Sent { request: msg.request_id(), api: msg.api_key(), direction, to, arrives_at_ms: arrives },
                     );
                     let after = arrives - self.now_ms;
                     self.schedule(after, Event::Deliver { from: node, to, msg, sent_at_ms: self.now_ms });
@@ -370,7 +564,9 @@ impl Simulation {
     }
 
     fn record(&mut self, node: NodeId, kind: TraceKind) {
-        self.trace.push(TraceEvent { step: self.steps, time_ms: self.now_ms, node, kind });
+        if self.record_trace {
+            self.trace.push(TraceEvent { step: self.steps, time_ms: self.now_ms, node, kind });
+        }
     }
 
     /// A CRC-64 of the whole trace as text: equal hashes mean equal runs.
@@ -387,11 +583,15 @@ impl Simulation {
     /// The plain structs the UI draws from.
     pub fn view(&self) -> ClusterView {
         let mut brokers = Vec::new();
-        let mut clients = Vec::new();
+        let mut producers = Vec::new();
+        let mut consumers = Vec::new();
         for node in self.nodes.values() {
             match node {
                 Node::Broker(b) => brokers.push(b.view()),
-                Node::Client(c) => clients.push(c.view()),
+                Node::Client(c) => match c.as_ref() {
+                    Client::Producer(p) => producers.push(super::view::producer_view(p)),
+                    Client::Consumer(x) => consumers.push(super::view::consumer_view(x)),
+                },
             }
         }
         let mut in_flight: Vec<InFlightView> = self
@@ -403,18 +603,22 @@ impl Simulation {
                     to: *to,
                     request: msg.request_id(),
                     api: msg.api_key(),
+                    follower_fetch: matches!(msg, Message::Request(r) if r.is_follower_fetch())
+                        || matches!(msg.client(), NodeId::Broker(_)),
                     direction: match msg {
                         Message::Request(_) => Direction::Request,
                         Message::Response(_) => Direction::Response,
                     },
                     sent_at_ms: *sent_at_ms,
                     arrives_at_ms: s.at_ms,
+                    bytes: msg.payload_bytes(),
                 }),
                 _ => None,
             })
             .collect();
         // The heap's internal order is not meaningful; sort for a stable view.
         in_flight.sort_by_key(|f| (f.arrives_at_ms, f.request));
-        ClusterView { time_ms: self.now_ms, step: self.steps, brokers, clients, in_flight }
+        let partitions = super::view::partition_views(&self.topics, &brokers);
+        ClusterView { time_ms: self.now_ms, step: self.steps, brokers, producers, consumers, partitions, in_flight }
     }
 }

@@ -5,6 +5,7 @@
 //! to say in one sentence what happened, so no reader has to look inside a node.
 
 use super::ids::{NodeId, RequestId, TopicPartition};
+use super::log::segment::LookupPath;
 use super::protocol::{ApiKey, ErrorCode};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -24,12 +25,18 @@ pub enum Stage {
     RequestQueue,
     /// An I/O thread (Kafka's KafkaRequestHandler) running the API handler.
     IoThread(u32),
-    /// Being appended to the partition's log.
+    /// Being appended to a partition's log.
     LogAppend,
+    /// Being read from a partition's log.
+    LogRead,
+    /// Parked as a delayed operation.
+    Purgatory,
     /// The network thread's own response queue.
     ResponseQueue(u32),
     /// Written to the connection's socket send buffer.
     SocketSendBuffer,
+    /// The follower's replica fetcher thread for the leader `n`.
+    ReplicaFetcher(u32),
 }
 
 impl fmt::Display for Stage {
@@ -42,8 +49,11 @@ impl fmt::Display for Stage {
             Stage::RequestQueue => write!(f, "request-queue"),
             Stage::IoThread(n) => write!(f, "io-{n}"),
             Stage::LogAppend => write!(f, "log-append"),
+            Stage::LogRead => write!(f, "log-read"),
+            Stage::Purgatory => write!(f, "purgatory"),
             Stage::ResponseQueue(n) => write!(f, "response-queue-{n}"),
             Stage::SocketSendBuffer => write!(f, "socket-send"),
+            Stage::ReplicaFetcher(n) => write!(f, "replica-fetcher-{n}"),
         }
     }
 }
@@ -55,45 +65,118 @@ pub enum Direction {
     Response,
 }
 
+/// Up to where a fetch may read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ReadBound {
+    /// Consumers read only committed records.
+    HighWatermark,
+    /// Followers read everything the leader has.
+    LogEndOffset,
+}
+
+/// What a delayed operation waits for, readable from its state.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum WaitReason {
+    /// DelayedProduce: the HW must reach `required_offset`; `laggards` are
+    /// the ISR followers (broker, LEO) still below the leader's LEO.
+    HighWatermark { partition: TopicPartition, required_offset: i64, high_watermark: i64, laggards: Vec<(u32, i64)> },
+    /// DelayedFetch: `fetch.min.bytes` not yet readable.
+    MinBytes { min_bytes: i32, available_bytes: i64 },
+}
+
 /// What happened.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum TraceKind {
+    /// A broker process started its threads and periodic tasks.
+    BrokerStarted { broker: u32 },
     /// A request or response moved one stage along the request path.
-    Hop {
-        request: RequestId,
-        api: ApiKey,
-        direction: Direction,
-        from: Stage,
-        to: Stage,
-    },
-    /// A message left `from` for `to`; it arrives at `arrives_at_ms`.
-    Sent {
-        request: RequestId,
-        api: ApiKey,
-        direction: Direction,
-        to: NodeId,
-        arrives_at_ms: u64,
-    },
+    Hop { request: RequestId, api: ApiKey, direction: Direction, from: Stage, to: Stage },
+    /// A message left for `to`; it arrives at `arrives_at_ms`.
+    Sent { request: RequestId, api: ApiKey, direction: Direction, to: NodeId, arrives_at_ms: u64 },
     /// The network thread stopped (or resumed) reading a connection: Kafka
     /// mutes a connection while its request is inside the broker.
     ConnectionMuted { client: NodeId, muted: bool },
-    /// Records were appended to a partition's log at these offsets.
+    /// The network thread could not put a request on the full request queue.
+    RequestQueueFull { request: RequestId, thread: u32, capacity: u32 },
+    /// acks=0: the broker sends no response.
+    NoResponse { request: RequestId, client: NodeId },
+    /// Records were appended to a replica's log at these offsets.
     Appended {
         request: RequestId,
         partition: TopicPartition,
+        replica: u32,
         base_offset: i64,
         last_offset: i64,
         log_end_offset: i64,
+        segment: i64,
+        position: u32,
     },
-    /// A producer chose a partition for a record.
-    PartitionChosen { client: NodeId, partition: TopicPartition },
-    /// A client received the answer to its produce.
-    ProduceCompleted {
+    /// A produce to one partition was refused with a Kafka error.
+    ProduceRejected { request: RequestId, partition: TopicPartition, error: ErrorCode, detail: String },
+    /// An idempotent producer's retry was recognised: not appended again.
+    DuplicateBatch {
         request: RequestId,
         partition: TopicPartition,
-        base_offset: i64,
+        producer_id: i64,
+        base_sequence: i32,
+        original_base_offset: i64,
+    },
+    SegmentRolled { partition: TopicPartition, replica: u32, base_offset: i64, reason: String },
+    SegmentDeleted { partition: TopicPartition, replica: u32, base_offset: i64, reason: String, log_start_offset: i64 },
+    /// A fetch read a partition's log.
+    LogRead {
+        request: RequestId,
+        partition: TopicPartition,
+        replica: u32,
+        fetch_offset: i64,
+        bytes: u32,
+        upper_bound: ReadBound,
+        lookup: Option<LookupPath>,
         error: ErrorCode,
     },
+    /// A request became a delayed operation in purgatory.
+    Parked { request: RequestId, client: NodeId, operation: u64, waits: Vec<WaitReason>, timeout_ms: u64 },
+    /// A delayed operation completed (`expired`: by its timeout).
+    PurgatoryCompleted { request: RequestId, operation: u64, expired: bool },
+    HighWatermarkAdvanced { partition: TopicPartition, replica: u32, from: i64, to: i64, isr: Vec<u32> },
+    IsrShrunk { partition: TopicPartition, removed: Vec<u32>, lag_ms: u64, isr: Vec<u32> },
+    IsrExpanded { partition: TopicPartition, replica: u32, follower_leo: i64, isr: Vec<u32> },
+    /// A follower truncated its log to where it agrees with the leader.
+    FollowerTruncated { partition: TopicPartition, replica: u32, to_offset: i64, epoch: i32 },
+    /// A follower's high watermark followed the leader's.
+    FollowerHighWatermark { partition: TopicPartition, replica: u32, high_watermark: i64 },
+    /// A producer chose a partition for a record, and why.
+    PartitionChosen { client: NodeId, partition: TopicPartition, reason: PartitionReason },
+    /// A producer sealed a batch in its accumulator, ready to send.
+    BatchReady { client: NodeId, partition: TopicPartition, records: u32, bytes: u32, reason: String },
+    /// A client learned who leads which partition.
+    MetadataUpdated { client: NodeId, leaders: Vec<(TopicPartition, Option<u32>)> },
+    ProducerIdAssigned { client: NodeId, producer_id: i64, producer_epoch: i16 },
+    /// A producer got the answer for a batch.
+    ProduceCompleted { request: RequestId, partition: TopicPartition, base_offset: i64, error: ErrorCode, records: u32 },
+    /// A producer will send a batch again.
+    ProduceRetry { client: NodeId, partition: TopicPartition, error: ErrorCode, attempt: u32 },
+    /// A consumer got records (or none) from a fetch.
+    FetchCompleted {
+        request: RequestId,
+        partition: TopicPartition,
+        records: u32,
+        next_offset: i64,
+        high_watermark: i64,
+        error: ErrorCode,
+    },
+}
+
+/// Why a producer's partitioner chose a partition.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PartitionReason {
+    /// `(murmur2(key) & 0x7fffffff) % partitions`.
+    Keyed { murmur2: i32, positive: i32, partitions: u32 },
+    /// No key: the sticky partitioner's choice.
+    Sticky { detail: String },
+    RoundRobin { counter: u32 },
+    /// The record named its partition.
+    Explicit,
 }
 
 /// One trace event: what happened, where, when, and in which step.
@@ -106,40 +189,107 @@ pub struct TraceEvent {
     pub kind: TraceKind,
 }
 
+fn what(api: &ApiKey, direction: &Direction) -> String {
+    match direction {
+        Direction::Request => api.name().to_string(),
+        Direction::Response => format!("{}Response", api.name()),
+    }
+}
+
 impl fmt::Display for TraceEvent {
     /// One line a person can read, in the spirit of TigerBeetle's simulator
     /// log: time, step, node, then what happened.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{:>8}ms #{:<5} {:<13} ", self.time_ms, self.step, self.node.to_string())?;
         match &self.kind {
+            TraceKind::BrokerStarted { broker } => write!(f, "broker {broker} started"),
             TraceKind::Hop { request, api, direction, from, to } => {
-                let what = match direction {
-                    Direction::Request => api.name().to_string(),
-                    Direction::Response => format!("{}Response", api.name()),
-                };
-                write!(f, "{request} {what}: {from} -> {to}")
+                write!(f, "{request} {}: {from} -> {to}", what(api, direction))
             }
             TraceKind::Sent { request, api, direction, to, arrives_at_ms } => {
-                let what = match direction {
-                    Direction::Request => api.name().to_string(),
-                    Direction::Response => format!("{}Response", api.name()),
-                };
-                write!(f, "{request} {what}: sent to {to}, arrives at {arrives_at_ms}ms")
+                write!(f, "{request} {}: sent to {to}, arrives at {arrives_at_ms}ms", what(api, direction))
             }
             TraceKind::ConnectionMuted { client, muted } => {
                 write!(f, "connection of {client} {}", if *muted { "muted" } else { "unmuted" })
             }
-            TraceKind::Appended { request, partition, base_offset, last_offset, log_end_offset } => {
+            TraceKind::RequestQueueFull { request, thread, capacity } => {
+                write!(f, "{request} net-{thread} blocked: request queue full ({capacity})")
+            }
+            TraceKind::NoResponse { request, client } => write!(f, "{request} acks=0: no response to {client}"),
+            TraceKind::Appended { request, partition, replica, base_offset, last_offset, log_end_offset, segment, position } => {
                 write!(
                     f,
-                    "{request} appended to {partition} at offsets {base_offset}..={last_offset}, LEO now {log_end_offset}"
+                    "{request} appended to {partition} on {replica} at {base_offset}..={last_offset} (segment {segment}, position {position}), LEO {log_end_offset}"
                 )
             }
-            TraceKind::PartitionChosen { client, partition } => {
-                write!(f, "{client} chose partition {partition}")
+            TraceKind::ProduceRejected { request, partition, error, detail } => {
+                write!(f, "{request} produce to {partition} rejected: {error} {detail}")
             }
-            TraceKind::ProduceCompleted { request, partition, base_offset, error } => {
-                write!(f, "{request} produce to {partition} completed: {error}, base offset {base_offset}")
+            TraceKind::DuplicateBatch { request, partition, producer_id, base_sequence, original_base_offset } => {
+                write!(
+                    f,
+                    "{request} duplicate batch pid {producer_id} seq {base_sequence} on {partition}: already at offset {original_base_offset}"
+                )
+            }
+            TraceKind::SegmentRolled { partition, replica, base_offset, reason } => {
+                write!(f, "{partition} on {replica} rolled a new segment at {base_offset} ({reason})")
+            }
+            TraceKind::SegmentDeleted { partition, replica, base_offset, reason, log_start_offset } => {
+                write!(
+                    f,
+                    "{partition} on {replica} deleted segment {base_offset} by {reason}; log start offset {log_start_offset}"
+                )
+            }
+            TraceKind::LogRead { request, partition, replica, fetch_offset, bytes, upper_bound, error, .. } => {
+                write!(
+                    f,
+                    "{request} read {partition} on {replica} from {fetch_offset}: {bytes} bytes up to {upper_bound:?} ({})",
+                    error.name()
+                )
+            }
+            TraceKind::Parked { request, operation, waits, timeout_ms, .. } => {
+                write!(f, "{request} parked in purgatory as op {operation} for at most {timeout_ms}ms: {waits:?}")
+            }
+            TraceKind::PurgatoryCompleted { request, operation, expired } => {
+                write!(f, "{request} op {operation} {}", if *expired { "expired" } else { "completed" })
+            }
+            TraceKind::HighWatermarkAdvanced { partition, replica, from, to, isr } => {
+                write!(f, "{partition} on {replica} HW {from} -> {to} (ISR {isr:?})")
+            }
+            TraceKind::IsrShrunk { partition, removed, lag_ms, isr } => {
+                write!(f, "{partition} ISR shrank: removed {removed:?} after {lag_ms}ms, ISR {isr:?}")
+            }
+            TraceKind::IsrExpanded { partition, replica, follower_leo, isr } => {
+                write!(f, "{partition} ISR expanded: {replica} at LEO {follower_leo}, ISR {isr:?}")
+            }
+            TraceKind::FollowerTruncated { partition, replica, to_offset, epoch } => {
+                write!(f, "{partition} on {replica} truncated to {to_offset} (diverged after epoch {epoch})")
+            }
+            TraceKind::FollowerHighWatermark { partition, replica, high_watermark } => {
+                write!(f, "{partition} on {replica} follower HW {high_watermark}")
+            }
+            TraceKind::PartitionChosen { client, partition, reason } => {
+                write!(f, "{client} chose {partition}: {reason:?}")
+            }
+            TraceKind::BatchReady { client, partition, records, bytes, reason } => {
+                write!(f, "{client} batch for {partition} ready: {records} records, {bytes} bytes ({reason})")
+            }
+            TraceKind::MetadataUpdated { client, leaders } => write!(f, "{client} metadata: {leaders:?}"),
+            TraceKind::ProducerIdAssigned { client, producer_id, producer_epoch } => {
+                write!(f, "{client} producer id {producer_id} epoch {producer_epoch}")
+            }
+            TraceKind::ProduceCompleted { request, partition, base_offset, error, records } => {
+                write!(f, "{request} produce of {records} to {partition} completed: {error}, base offset {base_offset}")
+            }
+            TraceKind::ProduceRetry { client, partition, error, attempt } => {
+                write!(f, "{client} retries batch for {partition} after {error} (attempt {attempt})")
+            }
+            TraceKind::FetchCompleted { request, partition, records, next_offset, high_watermark, error } => {
+                write!(
+                    f,
+                    "{request} fetch from {partition}: {records} records, next offset {next_offset}, HW {high_watermark} ({})",
+                    error.name()
+                )
             }
         }
     }

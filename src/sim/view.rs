@@ -1,11 +1,16 @@
 //! The view model: plain structs the UI draws. Nothing here points into a
 //! node, so the UI can hold a view while the simulation moves on.
 
-use super::client::ProduceOutcome;
-use super::ids::{NodeId, RequestId};
+use super::client::consumer::{ConsumedRecord, Consumer, FetchOutcome};
+use super::client::producer::{Producer, RecordOutcome};
+use super::config::TopicSpec;
+use super::ids::{NodeId, RequestId, TopicPartition};
+use super::log::log::SegmentView;
 use super::protocol::ApiKey;
-use super::trace::Direction;
+use super::purgatory::timing_wheel::WheelView;
+use super::trace::{Direction, WaitReason};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// A request or response as a token on the screen.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -13,6 +18,8 @@ pub struct Token {
     pub request: RequestId,
     pub api: ApiKey,
     pub direction: Direction,
+    /// A follower's replica fetch rather than a consumer's fetch.
+    pub follower_fetch: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -38,20 +45,58 @@ pub struct IoThreadView {
     pub work: Option<Token>,
 }
 
+/// A delayed operation and what it waits for.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RecordView {
-    pub offset: i64,
-    pub key: Option<String>,
-    pub value: Option<String>,
+pub struct DelayedOperationView {
+    pub operation: u64,
+    pub token: Token,
+    pub keys: Vec<TopicPartition>,
+    pub deadline_ms: i64,
+    pub waits: Vec<WaitReason>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PartitionView {
+pub struct PurgatoryView {
+    pub produce: Vec<DelayedOperationView>,
+    pub fetch: Vec<DelayedOperationView>,
+    pub produce_timer: WheelView,
+    pub fetch_timer: WheelView,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FollowerView {
+    pub broker: u32,
+    pub log_end_offset: i64,
+    pub last_caught_up_time_ms: u64,
+    pub in_isr: bool,
+}
+
+/// One broker's replica of one partition.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReplicaView {
     pub topic: String,
     pub partition: u32,
+    pub broker: u32,
+    pub is_leader: bool,
     pub leader: Option<u32>,
+    pub leader_epoch: i32,
+    pub log_start_offset: i64,
     pub log_end_offset: i64,
-    pub records: Vec<RecordView>,
+    pub high_watermark: i64,
+    pub isr: Vec<u32>,
+    pub replicas: Vec<u32>,
+    pub min_insync_replicas: u32,
+    pub followers: Vec<FollowerView>,
+    pub segments: Vec<SegmentView>,
+    /// The leader epoch cache as (epoch, start offset).
+    pub epochs: Vec<(i32, i64)>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FetcherView {
+    pub leader: u32,
+    pub partitions: Vec<TopicPartition>,
+    pub in_flight: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -62,17 +107,58 @@ pub struct BrokerView {
     pub request_queue: Vec<Token>,
     pub request_queue_capacity: u32,
     pub io_threads: Vec<IoThreadView>,
-    /// Responses whose handler has run (the log append is done) and that the
-    /// I/O thread is handing to a response queue.
+    /// Produces whose records were just appended, before their next hop.
     pub log_append: Vec<Token>,
+    /// Fetches whose logs were just read, before their next hop.
+    pub log_read: Vec<Token>,
+    pub purgatory: PurgatoryView,
     pub socket_send_buffer: Vec<Token>,
-    pub partitions: Vec<PartitionView>,
+    pub replicas: Vec<ReplicaView>,
+    pub fetchers: Vec<FetcherView>,
+}
+
+/// A partition across the cluster: its replicas on every broker.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartitionView {
+    pub topic: String,
+    pub partition: u32,
+    pub replicas: Vec<u32>,
+    pub leader: Option<u32>,
+    pub leader_epoch: i32,
+    pub isr: Vec<u32>,
+    pub high_watermark: i64,
+    /// (broker, LEO, HW) of each replica, in assignment order.
+    pub replica_offsets: Vec<(u32, i64, i64)>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ClientView {
+pub struct ProducerBatchView {
+    pub partition: TopicPartition,
+    pub records: u32,
+    pub bytes: u32,
+    pub sealed: bool,
+    pub in_flight: bool,
+    pub attempts: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProducerView {
     pub id: NodeId,
-    pub produced: Vec<ProduceOutcome>,
+    pub acks: i16,
+    pub idempotent: bool,
+    pub producer_id: i64,
+    pub linger_ms: u64,
+    pub batch_size: u32,
+    pub records: Vec<RecordOutcome>,
+    pub batches: Vec<ProducerBatchView>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConsumerView {
+    pub id: NodeId,
+    pub positions: Vec<(TopicPartition, i64)>,
+    pub consumed: Vec<ConsumedRecord>,
+    pub fetches: Vec<FetchOutcome>,
 }
 
 /// A message on a link between two nodes.
@@ -82,9 +168,11 @@ pub struct InFlightView {
     pub to: NodeId,
     pub request: RequestId,
     pub api: ApiKey,
+    pub follower_fetch: bool,
     pub direction: Direction,
     pub sent_at_ms: u64,
     pub arrives_at_ms: u64,
+    pub bytes: u32,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -92,6 +180,100 @@ pub struct ClusterView {
     pub time_ms: u64,
     pub step: u64,
     pub brokers: Vec<BrokerView>,
-    pub clients: Vec<ClientView>,
+    pub producers: Vec<ProducerView>,
+    pub consumers: Vec<ConsumerView>,
+    pub partitions: Vec<PartitionView>,
     pub in_flight: Vec<InFlightView>,
+}
+
+impl ClusterView {
+    pub fn partition(&self, topic: &str, partition: u32) -> Option<&PartitionView> {
+        self.partitions.iter().find(|p| p.topic == topic && p.partition == partition)
+    }
+
+    pub fn replica(&self, topic: &str, partition: u32, broker: u32) -> Option<&ReplicaView> {
+        self.brokers
+            .iter()
+            .find(|b| b.id == broker)?
+            .replicas
+            .iter()
+            .find(|r| r.topic == topic && r.partition == partition)
+    }
+}
+
+pub(crate) fn producer_view(p: &Producer) -> ProducerView {
+    let mut batches: Vec<ProducerBatchView> = p
+        .batches()
+        .map(|b| ProducerBatchView {
+            partition: b.partition.clone(),
+            records: b.record_count(),
+            bytes: b.size_bytes(),
+            sealed: b.sealed,
+            in_flight: false,
+            attempts: b.attempts,
+        })
+        .collect();
+    batches.extend(p.in_flight_batches().map(|(_, b)| ProducerBatchView {
+        partition: b.partition.clone(),
+        records: b.record_count(),
+        bytes: b.size_bytes(),
+        sealed: true,
+        in_flight: true,
+        attempts: b.attempts,
+    }));
+    ProducerView {
+        id: p.id(),
+        acks: p.config().acks,
+        idempotent: p.config().enable_idempotence,
+        producer_id: p.producer_id(),
+        linger_ms: p.config().linger_ms,
+        batch_size: p.config().batch_size,
+        records: p.records().to_vec(),
+        batches,
+    }
+}
+
+pub(crate) fn consumer_view(c: &Consumer) -> ConsumerView {
+    ConsumerView {
+        id: c.id(),
+        positions: c.positions().iter().map(|(tp, o)| (tp.clone(), *o)).collect(),
+        consumed: c.consumed().to_vec(),
+        fetches: c.fetches().to_vec(),
+    }
+}
+
+/// Each partition's cluster-wide picture, from the leader's replica where
+/// there is one.
+pub(crate) fn partition_views(topics: &BTreeMap<String, TopicSpec>, brokers: &[BrokerView]) -> Vec<PartitionView> {
+    let mut out = Vec::new();
+    for t in topics.values() {
+        for p in 0..t.partitions {
+            let replicas: Vec<&ReplicaView> = brokers
+                .iter()
+                .flat_map(|b| b.replicas.iter())
+                .filter(|r| r.topic == t.name && r.partition == p)
+                .collect();
+            let leader_view = replicas.iter().find(|r| r.is_leader).copied();
+            let any = replicas.first().copied();
+            let Some(base) = leader_view.or(any) else {
+                continue;
+            };
+            let replica_offsets = base
+                .replicas
+                .iter()
+                .filter_map(|b| replicas.iter().find(|r| r.broker == *b).map(|r| (r.broker, r.log_end_offset, r.high_watermark)))
+                .collect();
+            out.push(PartitionView {
+                topic: t.name.clone(),
+                partition: p,
+                replicas: base.replicas.clone(),
+                leader: base.leader,
+                leader_epoch: base.leader_epoch,
+                isr: base.isr.clone(),
+                high_watermark: leader_view.map(|l| l.high_watermark).unwrap_or(base.high_watermark),
+                replica_offsets,
+            });
+        }
+    }
+    out
 }

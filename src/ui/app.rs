@@ -2,11 +2,13 @@
 //! trace; every change goes through [`Action`] and the [`Session`].
 
 use super::narrate::narrate;
-use super::session::Session;
+use super::session::{producer_for_acks, Session, CONSUMER};
+use crate::sim::client::producer::RecordState;
+use crate::sim::ids::NodeId;
 use crate::sim::protocol::ApiKey;
 use crate::sim::simulation::Command;
 use crate::sim::trace::Direction;
-use crate::sim::view::{BrokerView, ClientView, ClusterView, Token};
+use crate::sim::view::{BrokerView, ClusterView, ConsumerView, PartitionView, ProducerView, Token};
 use std::cell::RefCell;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -37,6 +39,8 @@ pub enum Action {
     Step,
     StepBack,
     Produce { key: String, value: String, acks: i16 },
+    Fetch { partition: u32, offset: Option<i64>, min_bytes: i32, max_wait_ms: i32 },
+    ShowError(String),
 }
 
 impl Reducible for AppState {
@@ -46,26 +50,39 @@ impl Reducible for AppState {
         let mut error = None;
         {
             let mut session = self.session.borrow_mut();
-            match action {
+            let result: Result<(), String> = match action {
                 Action::Step => {
                     session.step();
+                    Ok(())
                 }
                 Action::StepBack => {
                     session.step_back();
+                    Ok(())
                 }
-                Action::Produce { key, value, acks } => {
-                    let command = Command::Produce {
-                        client: 0,
-                        topic: "orders".into(),
-                        // An empty field means no key: Kafka's null key.
-                        key: (!key.is_empty()).then_some(key),
-                        value: Some(value),
-                        acks,
-                    };
-                    if let Err(e) = session.command(command) {
-                        error = Some(e.to_string());
-                    }
-                }
+                Action::Produce { key, value, acks } => session.command(Command::Produce {
+                    client: producer_for_acks(acks),
+                    topic: "orders".into(),
+                    // An empty field means no key: Kafka's null key.
+                    key: (!key.is_empty()).then_some(key),
+                    value: Some(value),
+                    headers: vec![],
+                    partition: None,
+                    timestamp_ms: None,
+                })
+                .map_err(|e| e.to_string()),
+                Action::Fetch { partition, offset, min_bytes, max_wait_ms } => session.command(Command::Fetch {
+                    client: CONSUMER,
+                    topic: "orders".into(),
+                    partition,
+                    offset,
+                    min_bytes: Some(min_bytes),
+                    max_wait_ms: Some(max_wait_ms),
+                })
+                .map_err(|e| e.to_string()),
+                Action::ShowError(message) => Err(message),
+            };
+            if let Err(e) = result {
+                error = Some(e);
             }
         }
         Rc::new(AppState { session: self.session.clone(), version: self.version + 1, error })
@@ -95,11 +112,12 @@ pub fn app() -> Html {
         <div class="app">
             <header class="app-header">
                 <h1>{ "KafkaScope" }</h1>
-                <p class="tagline">{ "Watch a request travel through a Kafka broker, one hop at a time." }</p>
+                <p class="tagline">{ "A Kafka cluster running in your browser. Send a record, then step through every hop it makes." }</p>
             </header>
             <main>
                 <section class="controls" aria-label="Controls">
                     <ProduceForm state={state.clone()} />
+                    <FetchForm state={state.clone()} partitions={view.partitions.len() as u32} />
                     <div class="step-controls" role="group" aria-label="Stepping">
                         <button onclick={on_step_back} disabled={!can_step_back} aria-label="Step back">{ "◀ Step back" }</button>
                         <button onclick={on_step} disabled={!can_step} aria-label="Step">{ "Step ▶" }</button>
@@ -109,16 +127,20 @@ pub fn app() -> Html {
                         <p class="error" role="alert">{ error }</p>
                     }
                 </section>
-                <Cluster view={view.clone()} />
                 <section class="narration" aria-label="What just happened" aria-live="polite">
                     <h2>{ "What just happened" }</h2>
                     if narration.is_empty() {
-                        <p class="hint">{ "Press Produce to send a record, then Step to move it one hop." }</p>
+                        <p class="hint">{ "Press Step to start the brokers, or Produce to send a record, then Step to move it one hop." }</p>
                     } else {
                         <ul>{ for narration.iter().map(|n| html! { <li>{ n }</li> }) }</ul>
                     }
                 </section>
-                <Produced clients={view.clients.clone()} />
+                <Partitions partitions={view.partitions.clone()} />
+                <Cluster view={view.clone()} />
+                <div class="clients">
+                    <Produced producers={view.producers.clone()} />
+                    <Consumed consumers={view.consumers.clone()} />
+                </div>
             </main>
         </div>
     }
@@ -139,10 +161,7 @@ fn produce_form(props: &ProduceFormProps) -> Html {
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
             let read = |r: &NodeRef| r.cast::<web_sys::HtmlInputElement>().map(|i| i.value()).unwrap_or_default();
-            let acks = acks
-                .cast::<web_sys::HtmlSelectElement>()
-                .and_then(|s| s.value().parse::<i16>().ok())
-                .unwrap_or(-1);
+            let acks = acks.cast::<web_sys::HtmlSelectElement>().and_then(|s| s.value().parse::<i16>().ok()).unwrap_or(-1);
             state.dispatch(Action::Produce { key: read(&key), value: read(&value), acks });
         })
     };
@@ -153,13 +172,118 @@ fn produce_form(props: &ProduceFormProps) -> Html {
             <label for="produce-value">{ "Value" }</label>
             <input id="produce-value" ref={value} type="text" value="hello" />
             <label for="produce-acks">{ "Acks" }</label>
-            <select id="produce-acks" ref={acks}>
+            <select id="produce-acks" ref={acks} title="acks is a producer setting: each choice uses its own producer">
                 <option value="-1" selected=true>{ "all (-1)" }</option>
                 <option value="1">{ "1" }</option>
                 <option value="0">{ "0" }</option>
             </select>
             <button type="submit" aria-label="Produce">{ "Produce" }</button>
         </form>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct FetchFormProps {
+    state: UseReducerHandle<AppState>,
+    partitions: u32,
+}
+
+#[function_component(FetchForm)]
+fn fetch_form(props: &FetchFormProps) -> Html {
+    let partition = use_node_ref();
+    let offset = use_node_ref();
+    let min_bytes = use_node_ref();
+    let max_wait = use_node_ref();
+    let onsubmit = {
+        let refs = (partition.clone(), offset.clone(), min_bytes.clone(), max_wait.clone());
+        let state = props.state.clone();
+        Callback::from(move |e: SubmitEvent| {
+            e.prevent_default();
+            let read = |r: &NodeRef| {
+                r.cast::<web_sys::HtmlInputElement>()
+                    .map(|i| i.value())
+                    .or_else(|| r.cast::<web_sys::HtmlSelectElement>().map(|s| s.value()))
+                    .unwrap_or_default()
+            };
+            let partition = read(&refs.0).parse::<u32>().unwrap_or(0);
+            let offset_text = read(&refs.1);
+            let offset = if offset_text.trim().is_empty() {
+                None
+            } else {
+                match offset_text.trim().parse::<i64>() {
+                    Ok(o) => Some(o),
+                    Err(_) => {
+                        state.dispatch(Action::ShowError(format!("The fetch offset {offset_text:?} is not a whole number.")));
+                        return;
+                    }
+                }
+            };
+            let min_bytes = read(&refs.2).trim().parse::<i32>().unwrap_or(1);
+            let max_wait_ms = read(&refs.3).trim().parse::<i32>().unwrap_or(500);
+            state.dispatch(Action::Fetch { partition, offset, min_bytes, max_wait_ms });
+        })
+    };
+    html! {
+        <form class="fetch-form" {onsubmit} aria-label="Fetch records">
+            <label for="fetch-partition">{ "Partition" }</label>
+            <select id="fetch-partition" ref={partition}>
+                { for (0..props.partitions).map(|p| html! { <option value={p.to_string()}>{ p }</option> }) }
+            </select>
+            <label for="fetch-offset">{ "Offset" }</label>
+            <input id="fetch-offset" ref={offset} type="text" inputmode="numeric" placeholder="next" size="5" />
+            <label for="fetch-min-bytes">{ "Min bytes" }</label>
+            <input id="fetch-min-bytes" ref={min_bytes} type="text" inputmode="numeric" value="1" size="5" />
+            <label for="fetch-max-wait">{ "Max wait ms" }</label>
+            <input id="fetch-max-wait" ref={max_wait} type="text" inputmode="numeric" value="500" size="5" />
+            <button type="submit" aria-label="Fetch">{ "Fetch" }</button>
+        </form>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct PartitionsProps {
+    partitions: Vec<PartitionView>,
+}
+
+#[function_component(Partitions)]
+fn partitions(props: &PartitionsProps) -> Html {
+    html! {
+        <section class="partitions-overview" aria-label="Partitions">
+            <h2>{ "Partitions" }</h2>
+            <div class="partition-list">
+            { for props.partitions.iter().map(|p| {
+                let max = p.replica_offsets.iter().map(|(_, leo, _)| *leo).max().unwrap_or(0).max(1);
+                let leader = p.leader.map(|l| l.to_string()).unwrap_or_else(|| "none".into());
+                html! {
+                    <div class="partition" role="group" aria-label={format!("Partition {}-{}", p.topic, p.partition)}>
+                        <h3>{ format!("{}-{}", p.topic, p.partition) }</h3>
+                        <p class="partition-facts">
+                            <span>{ format!("Leader: {leader}") }</span>
+                            <span>{ format!(" · epoch {}", p.leader_epoch) }</span>
+                            <span>{ format!(" · ISR {:?}", p.isr) }</span>
+                            <span>{ format!(" · HW {}", p.high_watermark) }</span>
+                        </p>
+                        <ul class="replica-bars">
+                        { for p.replica_offsets.iter().map(|(b, leo, hw)| {
+                            let role = if Some(*b) == p.leader { "leader" } else { "follower" };
+                            let in_isr = p.isr.contains(b);
+                            html! {
+                                <li class={classes!("replica-bar", role, (!in_isr).then_some("out-of-isr"))}>
+                                    <span class="replica-name">{ format!("broker {b} ({role}{})", if in_isr { "" } else { ", out of ISR" }) }</span>
+                                    <span class="bar" aria-hidden="true">
+                                        <span class="bar-hw" style={format!("width: {}%", hw * 100 / max)}></span>
+                                        <span class="bar-leo" style={format!("width: {}%", (leo - hw).max(0) * 100 / max)}></span>
+                                    </span>
+                                    <span class="replica-offsets">{ format!("LEO {leo} · HW {hw}") }</span>
+                                </li>
+                            }
+                        }) }
+                        </ul>
+                    </div>
+                }
+            }) }
+            </div>
+        </section>
     }
 }
 
@@ -171,19 +295,24 @@ struct ClusterProps {
 #[function_component(Cluster)]
 fn cluster(props: &ClusterProps) -> Html {
     let view = &props.view;
-    let wire: Vec<Token> = view
-        .in_flight
-        .iter()
-        .map(|f| Token { request: f.request, api: f.api, direction: f.direction })
-        .collect();
     html! {
         <section class="cluster" aria-label="Cluster">
-            <div class="client-box">
-                <h3>{ "Producer client-0" }</h3>
-                <div class="stage wire" aria-label="Network">
-                    <h4>{ "Network" }</h4>
-                    <Tokens tokens={wire} />
-                </div>
+            <div class="network-box" aria-label="Network">
+                <h3>{ "On the network" }</h3>
+                if view.in_flight.is_empty() {
+                    <p class="hint">{ "Nothing in flight." }</p>
+                }
+                <ul class="in-flight">
+                { for view.in_flight.iter().map(|f| {
+                    let token = Token { request: f.request, api: f.api, direction: f.direction, follower_fetch: f.follower_fetch };
+                    html! {
+                        <li>
+                            <TokenChip token={token} />
+                            <span class="route">{ format!(" {} → {} (arrives {} ms)", f.from, f.to, f.arrives_at_ms) }</span>
+                        </li>
+                    }
+                }) }
+                </ul>
             </div>
             { for view.brokers.iter().map(|b| html! { <Broker broker={b.clone()} /> }) }
         </section>
@@ -199,6 +328,18 @@ struct BrokerProps {
 fn broker(props: &BrokerProps) -> Html {
     let b = &props.broker;
     let label = format!("Broker {}", b.id);
+    let purgatory: Vec<Token> =
+        b.purgatory.produce.iter().chain(b.purgatory.fetch.iter()).map(|op| op.token.clone()).collect();
+    let waits: Vec<String> = b
+        .purgatory
+        .produce
+        .iter()
+        .chain(b.purgatory.fetch.iter())
+        .map(|op| {
+            let why: Vec<String> = op.waits.iter().map(super::narrate::describe_wait).collect();
+            format!("{}: {}", op.token.request, why.join("; "))
+        })
+        .collect();
     html! {
         <section class="broker" role="region" aria-label={label.clone()}>
             <h2>{ label }</h2>
@@ -219,7 +360,11 @@ fn broker(props: &BrokerProps) -> Html {
                         <Stage title={format!("I/O thread {}", t.id)} tokens={t.work.iter().cloned().collect::<Vec<_>>()} />
                     }) }
                 </div>
-                <Stage title="Log append" tokens={b.log_append.clone()} />
+                <div class="stage-group">
+                    <Stage title="Log append" tokens={b.log_append.clone()} />
+                    <Stage title="Log read" tokens={b.log_read.clone()} />
+                </div>
+                <Stage title="Purgatory" tokens={purgatory} />
                 <div class="stage-group">
                     { for b.network_threads.iter().map(|t| html! {
                         <Stage title={format!("Response queue {}", t.id)} tokens={t.response_queue.clone()} />
@@ -227,22 +372,27 @@ fn broker(props: &BrokerProps) -> Html {
                 </div>
                 <Stage title="Socket send buffer" tokens={b.socket_send_buffer.clone()} />
             </div>
-            <div class="partitions">
-                { for b.partitions.iter().map(|p| html! {
-                    <div class="partition" aria-label={format!("Partition {}-{}", p.topic, p.partition)}>
-                        <h4>{ format!("{}-{}", p.topic, p.partition) }</h4>
-                        <span>{ format!("Leader: {}", p.leader.map(|l| l.to_string()).unwrap_or_else(|| "none".into())) }</span>
-                        <span>{ format!(" · log end offset {}", p.log_end_offset) }</span>
-                        <ol class="log" start="0">
-                            { for p.records.iter().map(|r| html! {
-                                <li class="record">{ format!("{}: {} = {}", r.offset,
-                                    r.key.clone().unwrap_or_else(|| "null".into()),
-                                    r.value.clone().unwrap_or_else(|| "null".into())) }</li>
-                            }) }
-                        </ol>
+            if !waits.is_empty() {
+                <ul class="purgatory-waits" aria-label="Waiting in purgatory">
+                    { for waits.iter().map(|w| html! { <li>{ w }</li> }) }
+                </ul>
+            }
+            <div class="replicas">
+                { for b.replicas.iter().map(|r| html! {
+                    <div class={classes!("replica", r.is_leader.then_some("leader"))}>
+                        <strong>{ format!("{}-{}", r.topic, r.partition) }</strong>
+                        <span>{ if r.is_leader { " leader" } else { " follower" } }</span>
+                        <span class="replica-offsets">{ format!(" · LEO {} · HW {} · {} segment(s)", r.log_end_offset, r.high_watermark, r.segments.len()) }</span>
                     </div>
                 }) }
             </div>
+            if !b.fetchers.is_empty() {
+                <p class="fetchers">
+                    { for b.fetchers.iter().map(|f| html! {
+                        <span class="fetcher">{ format!("Replica fetcher → broker {}{} ", f.leader, if f.in_flight { " (fetch in flight)" } else { "" }) }</span>
+                    }) }
+                </p>
+            }
         </section>
     }
 }
@@ -259,61 +409,104 @@ fn stage(props: &StageProps) -> Html {
     html! {
         <div class={busy} aria-label={props.title.clone()}>
             <h4>{ props.title.clone() }</h4>
-            <Tokens tokens={props.tokens.clone()} />
+            <div class="tokens">
+                { for props.tokens.iter().map(|t| html! { <TokenChip token={t.clone()} /> }) }
+            </div>
         </div>
     }
 }
 
 #[derive(Properties, PartialEq)]
-struct TokensProps {
-    tokens: Vec<Token>,
+struct TokenProps {
+    token: Token,
 }
 
-#[function_component(Tokens)]
-fn tokens(props: &TokensProps) -> Html {
-    html! {
-        <div class="tokens">
-            { for props.tokens.iter().map(|t| {
-                let api = match t.api {
-                    ApiKey::Produce => "produce",
-                    ApiKey::Fetch => "fetch",
-                    ApiKey::Metadata => "metadata",
-                };
-                let (class, label) = match t.direction {
-                    Direction::Request => (format!("token {api}"), format!("{} {}", t.api.name(), t.request)),
-                    Direction::Response => (format!("token {api} response"), format!("{} response {}", t.api.name(), t.request)),
-                };
-                html! { <span class={class}>{ label }</span> }
-            }) }
-        </div>
-    }
+#[function_component(TokenChip)]
+fn token_chip(props: &TokenProps) -> Html {
+    let t = &props.token;
+    let (kind, name) = match (t.api, t.follower_fetch) {
+        (ApiKey::Fetch, true) => ("follower-fetch", "Follower Fetch".to_string()),
+        (ApiKey::Produce, _) => ("produce", "Produce".to_string()),
+        (ApiKey::Fetch, false) => ("fetch", "Fetch".to_string()),
+        (ApiKey::Metadata, _) => ("metadata", "Metadata".to_string()),
+        (ApiKey::InitProducerId, _) => ("init-producer-id", "InitProducerId".to_string()),
+    };
+    let (class, label) = match t.direction {
+        Direction::Request => (classes!("token", kind), format!("{name} {}", t.request)),
+        Direction::Response => (classes!("token", kind, "response"), format!("{name} response {}", t.request)),
+    };
+    html! { <span {class}>{ label }</span> }
 }
 
 #[derive(Properties, PartialEq)]
 struct ProducedProps {
-    clients: Vec<ClientView>,
+    producers: Vec<ProducerView>,
 }
 
 #[function_component(Produced)]
 fn produced(props: &ProducedProps) -> Html {
-    let outcomes: Vec<_> = props.clients.iter().flat_map(|c| c.produced.iter()).collect();
+    let rows: Vec<(NodeId, i16, &crate::sim::client::producer::RecordOutcome)> =
+        props.producers.iter().flat_map(|p| p.records.iter().map(move |r| (p.id, p.acks, r))).collect();
     html! {
         <section class="produced" aria-label="Produced records">
             <h2>{ "Produced records" }</h2>
-            if outcomes.is_empty() {
+            if rows.is_empty() {
                 <p class="hint">{ "Nothing produced yet." }</p>
             }
             <ul>
-            { for outcomes.iter().map(|o| {
-                let text = match &o.result {
-                    None => format!("{}: waiting for the broker's answer", o.request),
-                    Some(r) if r.error.code() == 0 => format!(
-                        "{}: {} partition {}, offset {}", o.request, o.partition.topic, o.partition.partition, r.base_offset),
-                    Some(r) => format!("{}: failed with {}", o.request, r.error),
+            { for rows.iter().map(|(id, acks, r)| {
+                let acks = if *acks == -1 { "all".to_string() } else { acks.to_string() };
+                let key = r.key.clone().unwrap_or_else(|| "null".into());
+                let state = match &r.state {
+                    RecordState::AwaitingMetadata => "waiting for metadata".to_string(),
+                    RecordState::Accumulating => "in the producer's batch".to_string(),
+                    RecordState::InFlight { .. } => "waiting for the broker's answer".to_string(),
+                    RecordState::SentWithoutAck => format!("sent to partition {} with acks=0: no offset comes back", r.partition.unwrap_or(0)),
+                    RecordState::Acknowledged { offset } => format!("partition {}, offset {offset}", r.partition.unwrap_or(0)),
+                    RecordState::Failed { error } => format!("failed with {error}"),
                 };
-                html! { <li class="produce-result">{ text }</li> }
+                html! { <li class="produce-result">{ format!("{id} (acks={acks}) key {key}: {state}") }</li> }
             }) }
             </ul>
+        </section>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct ConsumedProps {
+    consumers: Vec<ConsumerView>,
+}
+
+#[function_component(Consumed)]
+fn consumed(props: &ConsumedProps) -> Html {
+    html! {
+        <section class="consumed" aria-label="Consumed records">
+            <h2>{ "Consumed records" }</h2>
+            { for props.consumers.iter().map(|c| html! {
+                <div>
+                    if c.fetches.is_empty() {
+                        <p class="hint">{ "No fetch yet: press Fetch." }</p>
+                    }
+                    <ul>
+                    { for c.fetches.iter().map(|f| {
+                        let text = match &f.result {
+                            None => format!("{} fetch {} from offset {}: waiting", f.request, f.partition, f.fetch_offset),
+                            Some(r) if r.error.code() == 0 => format!(
+                                "{} fetch {} from offset {}: {} record(s), next offset {}, HW {}",
+                                f.request, f.partition, f.fetch_offset, r.records, r.next_offset, r.high_watermark),
+                            Some(r) => format!("{} fetch {} from offset {}: {}", f.request, f.partition, f.fetch_offset, r.error),
+                        };
+                        html! { <li class="fetch-result">{ text }</li> }
+                    }) }
+                    </ul>
+                    <ul class="consumed-records">
+                    { for c.consumed.iter().map(|r| html! {
+                        <li>{ format!("{} offset {}: {} = {}", r.partition, r.offset,
+                            r.key.clone().unwrap_or_else(|| "null".into()), r.value.clone().unwrap_or_else(|| "null".into())) }</li>
+                    }) }
+                    </ul>
+                </div>
+            }) }
         </section>
     }
 }

@@ -1,7 +1,8 @@
 //! One sentence for each trace event, saying what happened and, where it
 //! teaches something, why.
 
-use crate::sim::trace::{Direction, Stage, TraceEvent, TraceKind};
+use crate::sim::protocol::ErrorCode;
+use crate::sim::trace::{Direction, PartitionReason, ReadBound, Stage, TraceEvent, TraceKind, WaitReason};
 
 /// A stage's name as the page writes it.
 pub fn stage_name(stage: Stage) -> String {
@@ -13,53 +14,82 @@ pub fn stage_name(stage: Stage) -> String {
         Stage::RequestQueue => "the request queue".into(),
         Stage::IoThread(n) => format!("I/O thread {n}"),
         Stage::LogAppend => "the log append".into(),
+        Stage::LogRead => "the log read".into(),
+        Stage::Purgatory => "purgatory".into(),
         Stage::ResponseQueue(n) => format!("the response queue of network thread {n}"),
         Stage::SocketSendBuffer => "the socket send buffer".into(),
+        Stage::ReplicaFetcher(n) => format!("the replica fetcher for broker {n}"),
+    }
+}
+
+fn subject(api: &crate::sim::protocol::ApiKey, request: &crate::sim::ids::RequestId, direction: &Direction) -> String {
+    let follower = matches!(request.client, crate::sim::ids::NodeId::Broker(_));
+    let name = if follower { format!("follower {}", api.name()) } else { api.name().to_string() };
+    match direction {
+        Direction::Request => format!("{name} request {request}"),
+        Direction::Response => format!("The response to {name} request {request}"),
+    }
+}
+
+/// What a delayed operation waits for, in words.
+pub fn describe_wait(w: &WaitReason) -> String {
+    match w {
+        WaitReason::HighWatermark { partition, required_offset, high_watermark, laggards } => {
+            let behind: Vec<String> = laggards.iter().map(|(b, leo)| format!("follower {b} at {leo}")).collect();
+            if behind.is_empty() {
+                format!("{partition}: waiting for the high watermark to reach {required_offset} (now {high_watermark})")
+            } else {
+                format!(
+                    "{partition}: waiting for the high watermark to reach {required_offset} (now {high_watermark}; {})",
+                    behind.join(", ")
+                )
+            }
+        }
+        WaitReason::MinBytes { min_bytes, available_bytes } => {
+            format!("waiting for {min_bytes} byte(s) to read ({available_bytes} available)")
+        }
     }
 }
 
 pub fn narrate(event: &TraceEvent) -> String {
     match &event.kind {
+        TraceKind::BrokerStarted { broker } => format!(
+            "Broker {broker} started its network threads, I/O threads, replica fetchers and periodic tasks."
+        ),
         TraceKind::Hop { request, api, direction, from, to } => {
-            let what = match direction {
-                Direction::Request => format!("{} request {}", api.name(), request),
-                Direction::Response => format!("The response to {} request {}", api.name(), request),
-            };
+            let what = subject(api, request, direction);
             let why = match (direction, to) {
                 (Direction::Request, Stage::SocketReceiveBuffer) => {
                     " Its bytes wait there until the connection's network thread reads them."
                 }
-                (Direction::Request, Stage::NetworkThread(_)) => {
-                    " The network thread reads the whole request from the socket."
-                }
+                (Direction::Request, Stage::NetworkThread(_)) => " The network thread reads the whole request from the socket.",
                 (Direction::Request, Stage::RequestQueue) => {
                     " All network threads share this one bounded queue; any free I/O thread may take it."
                 }
-                (Direction::Request, Stage::IoThread(_)) => {
-                    " The I/O thread runs the API handler: for Produce, it validates and appends the records."
-                }
+                (Direction::Request, Stage::IoThread(_)) => " The I/O thread runs the API handler.",
                 (Direction::Request, Stage::LogAppend) => {
-                    " The leader assigns offsets from its log end offset and appends the batch."
+                    " The leader validates the batch, assigns offsets from its log end offset and appends it."
                 }
+                (Direction::Request, Stage::LogRead) => {
+                    " The broker finds the fetch offset through the sparse offset index, then scans batches forward."
+                }
+                (Direction::Request, Stage::Purgatory) => " It cannot be answered yet, so it waits as a delayed operation.",
                 (Direction::Response, Stage::ResponseQueue(_)) => {
-                    " Each network thread has its own response queue, so the response returns through the thread that owns the connection."
+                    " Each network thread has its own response queue: the response goes back through the thread that owns the connection."
                 }
                 (Direction::Response, Stage::SocketSendBuffer) => {
-                    " Now the connection is unmuted and the broker may read its next request."
+                    " The connection is unmuted, so the broker may read the next request on it."
                 }
-                (Direction::Response, Stage::Client) => " The producer now knows its record's offset.",
+                (Direction::Response, Stage::Client) => " The client now has its answer.",
+                (Direction::Response, Stage::ReplicaFetcher(_)) => {
+                    " The follower appends what it got and fetches again from its new log end offset."
+                }
                 _ => "",
             };
-            let from_name = stage_name(*from);
-            let to_name = stage_name(*to);
-            format!("{what} moved from {from_name} to {to_name}.{why}")
+            format!("{what} moved from {} to {}.{why}", stage_name(*from), stage_name(*to))
         }
         TraceKind::Sent { request, api, direction, to, arrives_at_ms } => {
-            let what = match direction {
-                Direction::Request => format!("{} request {}", api.name(), request),
-                Direction::Response => format!("The response to {} request {}", api.name(), request),
-            };
-            format!("{what} was sent to {to} over the network; it arrives at {arrives_at_ms} ms.")
+            format!("{} was sent to {to} over the network; it arrives at {arrives_at_ms} ms.", subject(api, request, direction))
         }
         TraceKind::ConnectionMuted { client, muted: true } => format!(
             "The connection from {client} is muted: the broker reads no more requests from it until this one is answered, which keeps responses in order."
@@ -67,25 +97,113 @@ pub fn narrate(event: &TraceEvent) -> String {
         TraceKind::ConnectionMuted { client, muted: false } => {
             format!("The connection from {client} is unmuted: its next request may be read.")
         }
-        TraceKind::Appended { partition, base_offset, last_offset, log_end_offset, .. } => {
-            if base_offset == last_offset {
-                format!(
-                    "The record was appended to {partition} at offset {base_offset}; the log end offset is now {log_end_offset}. Offsets count per partition."
-                )
+        TraceKind::RequestQueueFull { request, thread, capacity } => format!(
+            "The request queue is full ({capacity} of {capacity}): network thread {thread} blocks holding {request} and stops serving all of its connections. This is how Kafka pushes back on clients."
+        ),
+        TraceKind::NoResponse { request, client } => format!(
+            "{request} used acks=0, so the broker sends {client} no response at all and just unmutes the connection."
+        ),
+        TraceKind::Appended { partition, replica, base_offset, last_offset, log_end_offset, segment, position, .. } => {
+            let range = if base_offset == last_offset {
+                format!("offset {base_offset}")
             } else {
-                format!(
-                    "The records were appended to {partition} at offsets {base_offset} to {last_offset}; the log end offset is now {log_end_offset}."
-                )
+                format!("offsets {base_offset} to {last_offset}")
+            };
+            format!(
+                "Broker {replica} appended {range} to {partition} (segment {segment:020}.log, byte {position}); its log end offset is now {log_end_offset}. Offsets count per partition."
+            )
+        }
+        TraceKind::ProduceRejected { partition, error, detail, .. } => {
+            format!("The leader refused the batch for {partition} with {error}: {detail}. Nothing was written.")
+        }
+        TraceKind::DuplicateBatch { partition, producer_id, base_sequence, original_base_offset, .. } => format!(
+            "Producer {producer_id} sent sequence {base_sequence} to {partition} again: the broker recognises the retry and answers with the original offset {original_base_offset} instead of writing it twice."
+        ),
+        TraceKind::SegmentRolled { partition, replica, base_offset, reason } => format!(
+            "Broker {replica} rolled a new segment for {partition}: {base_offset:020}.log ({reason})."
+        ),
+        TraceKind::SegmentDeleted { partition, replica, base_offset, reason, log_start_offset } => format!(
+            "Retention on broker {replica} deleted the whole segment {base_offset:020}.log of {partition} ({reason}); the log start offset is now {log_start_offset}. Retention never deletes single records."
+        ),
+        TraceKind::LogRead { partition, replica, fetch_offset, bytes, upper_bound, error, .. } => {
+            let bound = match upper_bound {
+                ReadBound::HighWatermark => "the high watermark, because consumers see only committed records",
+                ReadBound::LogEndOffset => "the log end offset, because followers copy everything",
+            };
+            if *error == ErrorCode::None {
+                format!("Broker {replica} read {bytes} bytes of {partition} from offset {fetch_offset}, up to {bound}.")
+            } else {
+                format!("Broker {replica} could not read {partition} from offset {fetch_offset}: {error}.")
             }
         }
-        TraceKind::PartitionChosen { client, partition } => {
-            format!("{client} chose partition {partition} for the record.")
+        TraceKind::Parked { request, waits, timeout_ms, .. } => {
+            let why: Vec<String> = waits.iter().map(describe_wait).collect();
+            format!("{request} waits in purgatory for at most {timeout_ms} ms: {}.", why.join("; "))
         }
-        TraceKind::ProduceCompleted { request, partition, base_offset, error } => {
-            if error.code() == 0 {
-                format!("Produce {request} succeeded: partition {partition}, offset {base_offset}.")
+        TraceKind::PurgatoryCompleted { request, expired: false, .. } => {
+            format!("{request} leaves purgatory: what it waited for has happened.")
+        }
+        TraceKind::PurgatoryCompleted { request, expired: true, .. } => format!(
+            "{request} timed out in purgatory and is answered with what holds now (a produce timeout does not undo the records already in the leader's log)."
+        ),
+        TraceKind::HighWatermarkAdvanced { partition, replica, from, to, isr } => format!(
+            "The high watermark of {partition} on leader {replica} moved from {from} to {to}: every in-sync replica {isr:?} has the records below it, so they are committed."
+        ),
+        TraceKind::IsrShrunk { partition, removed, lag_ms, isr } => format!(
+            "Replica {removed:?} left the ISR of {partition}: not caught up for {lag_ms} ms, more than replica.lag.time.max.ms. Lag is measured in time, not messages. ISR now {isr:?}."
+        ),
+        TraceKind::IsrExpanded { partition, replica, follower_leo, isr } => format!(
+            "Follower {replica} rejoined the ISR of {partition}: its log end offset {follower_leo} reached the high watermark. ISR now {isr:?}."
+        ),
+        TraceKind::FollowerTruncated { partition, replica, to_offset, epoch } => format!(
+            "Follower {replica} truncated {partition} to offset {to_offset}: its log diverged from the leader's after leader epoch {epoch}."
+        ),
+        TraceKind::FollowerHighWatermark { partition, replica, high_watermark } => format!(
+            "Follower {replica} set its high watermark of {partition} to {high_watermark}, the smaller of the leader's and its own log end offset."
+        ),
+        TraceKind::PartitionChosen { client, partition, reason } => match reason {
+            PartitionReason::Keyed { murmur2, positive, partitions } => format!(
+                "{client} hashed the key: murmur2 = {murmur2}, & 0x7fffffff = {positive}, mod {partitions} = {} → {partition}. The same key always lands on the same partition.",
+                partition.partition
+            ),
+            PartitionReason::Sticky { detail } => format!(
+                "{client} has no key for this record, so the sticky partitioner keeps filling {partition} ({detail}) until about batch.size bytes went there. It is not round-robin."
+            ),
+            PartitionReason::RoundRobin { counter } => {
+                format!("{client}'s RoundRobinPartitioner sent record number {counter} to {partition}.")
+            }
+            PartitionReason::Explicit => format!("{client} was told to use {partition}."),
+        },
+        TraceKind::BatchReady { client, partition, records, bytes, reason } => format!(
+            "{client}'s batch for {partition} is ready to send: {records} record(s), {bytes} bytes ({reason})."
+        ),
+        TraceKind::MetadataUpdated { client, leaders } => {
+            let list: Vec<String> = leaders
+                .iter()
+                .map(|(tp, l)| format!("{tp} → {}", l.map(|l| format!("broker {l}")).unwrap_or_else(|| "no leader".into())))
+                .collect();
+            format!("{client} learned who leads each partition: {}.", list.join(", "))
+        }
+        TraceKind::ProducerIdAssigned { client, producer_id, producer_epoch } => format!(
+            "{client} is idempotent: the broker gave it producer id {producer_id}, epoch {producer_epoch}. Each batch now carries a sequence number."
+        ),
+        TraceKind::ProduceCompleted { request, partition, base_offset, error, records } => {
+            if *error == ErrorCode::None {
+                format!("Produce {request} succeeded: {records} record(s) in {partition} from offset {base_offset}.")
             } else {
                 format!("Produce {request} to {partition} failed with {error}.")
+            }
+        }
+        TraceKind::ProduceRetry { client, partition, error, attempt } => format!(
+            "{client} will retry its batch for {partition} after {error} (attempt {attempt}). With idempotence the broker drops the copy if the first try was written."
+        ),
+        TraceKind::FetchCompleted { partition, records, next_offset, high_watermark, error, .. } => {
+            if *error == ErrorCode::None {
+                format!(
+                    "The consumer got {records} record(s) from {partition}; its next offset is {next_offset} (high watermark {high_watermark})."
+                )
+            } else {
+                format!("The consumer's fetch from {partition} failed with {error}.")
             }
         }
     }

@@ -3,7 +3,8 @@
 //!
 //! This is plain Rust, so native tests cover it.
 
-use crate::sim::simulation::{ClusterConfig, Command, CommandError, ConfigError, Simulation};
+use crate::sim::config::{ConsumerConfig, ProducerConfig, TopicSpec};
+use crate::sim::simulation::{ClientSpec, ClusterConfig, Command, CommandError, ConfigError, Simulation};
 use crate::sim::trace::TraceEvent;
 use crate::sim::view::ClusterView;
 
@@ -30,13 +31,21 @@ impl Session {
         self.sim.view()
     }
 
-    /// Processes the next event; false when there was none (nothing changes).
+    /// Processes the next event that does something visible; false when
+    /// there was none (nothing changes). A timer that finds nothing to do
+    /// leaves no trace, so it is folded into the next step.
     pub fn step(&mut self) -> bool {
         if !self.sim.has_pending() {
             return false;
         }
         self.history.push(self.sim.clone());
-        self.sim.step()
+        let before = self.sim.trace().len();
+        while self.sim.step() {
+            if self.sim.trace().len() > before {
+                break;
+            }
+        }
+        true
     }
 
     /// Undoes the last step or command; false when at the start.
@@ -68,9 +77,39 @@ impl Session {
     }
 }
 
+/// The cluster a fresh page shows: three brokers and one topic of three
+/// partitions, each replicated to all three, so replication is visible from
+/// the first produce.
+pub fn default_cluster() -> ClusterConfig {
+    ClusterConfig {
+        brokers: 3,
+        topics: vec![TopicSpec::new("orders", 3, 3)],
+        clients: vec![
+            ClientSpec::Producer(ProducerConfig { acks: -1, ..ProducerConfig::default() }),
+            ClientSpec::Producer(ProducerConfig { acks: 1, enable_idempotence: false, ..ProducerConfig::default() }),
+            ClientSpec::Producer(ProducerConfig { acks: 0, enable_idempotence: false, ..ProducerConfig::default() }),
+            ClientSpec::Consumer(ConsumerConfig::default()),
+        ],
+        ..ClusterConfig::default()
+    }
+}
+
+/// acks is a producer setting in Kafka, so each choice in the form uses its
+/// own producer of the default cluster.
+pub fn producer_for_acks(acks: i16) -> u32 {
+    match acks {
+        1 => 1,
+        0 => 2,
+        _ => 0,
+    }
+}
+
+/// The default cluster's consumer.
+pub const CONSUMER: u32 = 3;
+
 impl Default for Session {
     fn default() -> Self {
-        Self::new(ClusterConfig::default(), DEFAULT_SEED).expect("the default cluster is valid")
+        Self::new(default_cluster(), DEFAULT_SEED).expect("the default cluster is valid")
     }
 }
 
@@ -79,7 +118,15 @@ mod tests {
     use super::*;
 
     fn produce() -> Command {
-        Command::Produce { client: 0, topic: "orders".into(), key: Some("k".into()), value: Some("v".into()), acks: 1 }
+        Command::Produce {
+            client: 0,
+            topic: "orders".into(),
+            key: Some("k".into()),
+            value: Some("v".into()),
+            headers: vec![],
+            partition: None,
+            timestamp_ms: None,
+        }
     }
 
     #[test]
@@ -116,7 +163,15 @@ mod tests {
         s.command(produce()).unwrap();
         s.step();
         let before = s.view();
-        let bad = Command::Produce { client: 0, topic: "nope".into(), key: None, value: None, acks: 1 };
+        let bad = Command::Produce {
+            client: 0,
+            topic: "nope".into(),
+            key: None,
+            value: None,
+            headers: vec![],
+            partition: None,
+            timestamp_ms: None,
+        };
         assert!(s.command(bad).is_err());
         assert_eq!(s.view(), before);
         assert!(s.step_back(), "history still holds the earlier actions");

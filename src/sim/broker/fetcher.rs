@@ -1,0 +1,178 @@
+//! Replica fetchers (Kafka's ReplicaFetcherThread): a follower pulls from
+//! each leader with ordinary Fetch requests that travel the leader's whole
+//! request path. There is no separate acknowledgement: the next fetch offset
+//! tells the leader how far the follower got.
+
+use super::super::ids::{NodeId, TopicPartition};
+use super::super::node::{Ctx, Timer};
+use super::super::protocol::{
+    ErrorCode, FetchPartition, FetchRequest, Message, Request, RequestBody, Response, ResponseBody,
+};
+use super::super::record::batch;
+use super::super::trace::{Direction, Stage, TraceKind};
+use super::{Broker, BrokerTimer};
+use std::collections::BTreeSet;
+
+/// One fetcher thread: all partitions this broker follows from one leader.
+#[derive(Clone, Debug, Default)]
+pub struct ReplicaFetcher {
+    pub partitions: BTreeSet<TopicPartition>,
+    /// The correlation id of the fetch waiting for its answer.
+    pub in_flight: Option<i32>,
+    pub scheduled: bool,
+}
+
+impl Broker {
+    /// Starts a fetcher for every leader this broker follows a partition of.
+    pub(super) fn start_fetchers(&mut self, ctx: &mut Ctx) {
+        let me = self.id;
+        for (tp, p) in &self.partitions {
+            if let Some(leader) = p.leader.filter(|l| *l != me) {
+                self.fetchers.entry(leader).or_default().partitions.insert(tp.clone());
+            }
+        }
+        let leaders: Vec<u32> = self.fetchers.keys().copied().collect();
+        for leader in leaders {
+            self.schedule_fetch(ctx, leader, 0);
+        }
+    }
+
+    fn schedule_fetch(&mut self, ctx: &mut Ctx, leader: u32, after_ms: u64) {
+        let f = self.fetchers.entry(leader).or_default();
+        if !f.scheduled && f.in_flight.is_none() {
+            f.scheduled = true;
+            ctx.timer(after_ms, Timer::Broker(BrokerTimer::ReplicaFetch { leader }));
+        }
+    }
+
+    /// Sends one Fetch for every partition followed from `leader`, each from
+    /// the follower's own log end offset.
+    pub(super) fn send_fetch(&mut self, ctx: &mut Ctx, leader: u32) {
+        let me = self.id;
+        let Some(f) = self.fetchers.get_mut(&leader) else {
+            return;
+        };
+        f.scheduled = false;
+        if f.in_flight.is_some() || f.partitions.is_empty() {
+            return;
+        }
+        let partitions: Vec<FetchPartition> = f
+            .partitions
+            .iter()
+            .filter_map(|tp| {
+                let p = self.partitions.get(tp)?;
+                Some(FetchPartition {
+                    partition: tp.clone(),
+                    fetch_offset: p.log.log_end_offset(),
+                    last_fetched_epoch: p.log.latest_epoch(),
+                    partition_max_bytes: self.config.replica_fetch_max_bytes,
+                })
+            })
+            .collect();
+        let correlation_id = self.next_correlation_id;
+        self.next_correlation_id += 1;
+        f.in_flight = Some(correlation_id);
+        let request = Request {
+            id: super::super::ids::RequestId { client: NodeId::Broker(me), correlation_id },
+            body: RequestBody::Fetch(FetchRequest {
+                replica_id: Some(me),
+                max_wait_ms: self.config.replica_fetch_wait_max_ms,
+                min_bytes: self.config.replica_fetch_min_bytes,
+                max_bytes: self.config.replica_fetch_max_bytes,
+                partitions,
+            }),
+        };
+        ctx.send(NodeId::Broker(leader), Message::Request(request));
+    }
+
+    /// The leader's answer: truncate where the logs diverged, append what
+    /// arrived, follow the leader's HW, and fetch again.
+    pub(super) fn on_fetcher_response(&mut self, ctx: &mut Ctx, from: NodeId, response: Response) {
+        let NodeId::Broker(leader) = from else {
+            return;
+        };
+        let me = self.id;
+        let Some(f) = self.fetchers.get_mut(&leader) else {
+            return;
+        };
+        if f.in_flight != Some(response.id.correlation_id) {
+            return;
+        }
+        f.in_flight = None;
+        ctx.trace(TraceKind::Hop {
+            request: response.id,
+            api: response.api_key,
+            direction: Direction::Response,
+            from: Stage::Wire,
+            to: Stage::ReplicaFetcher(leader),
+        });
+        let ResponseBody::Fetch { partitions, .. } = response.body else {
+            return;
+        };
+        let mut backoff = false;
+        let now = ctx.now_ms as i64;
+        for pr in partitions {
+            let Some(p) = self.partitions.get_mut(&pr.partition) else {
+                continue;
+            };
+            if pr.error != ErrorCode::None {
+                backoff = true;
+                continue;
+            }
+            if let Some(diverging) = pr.diverging_epoch {
+                let to = diverging.end_offset.min(p.log.log_end_offset());
+                if p.log.truncate_to(to, now).is_ok() {
+                    p.producer_state.truncate_to(to);
+                    p.high_watermark = p.high_watermark.min(p.log.log_end_offset());
+                    ctx.trace(TraceKind::FollowerTruncated {
+                        partition: pr.partition.clone(),
+                        replica: me,
+                        to_offset: p.log.log_end_offset(),
+                        epoch: diverging.epoch,
+                    });
+                }
+                continue;
+            }
+            let mut position = 0usize;
+            while position < pr.records.len() {
+                let Ok(size) = batch::batch_size_at(&pr.records, position as u32) else {
+                    break;
+                };
+                let end = position + size as usize;
+                if end > pr.records.len() {
+                    break;
+                }
+                let one = &pr.records[position..end];
+                match p.log.append_as_follower(one, now) {
+                    Ok(info) => ctx.trace(TraceKind::Appended {
+                        request: response.id,
+                        partition: pr.partition.clone(),
+                        replica: me,
+                        base_offset: info.first_offset,
+                        last_offset: info.last_offset,
+                        log_end_offset: p.log.log_end_offset(),
+                        segment: info.segment_base_offset,
+                        position: info.position,
+                    }),
+                    Err(_) => {
+                        backoff = true;
+                        break;
+                    }
+                }
+                position = end;
+            }
+            // Follower HW = min(leader's HW, own LEO).
+            let hw = pr.high_watermark.min(p.log.log_end_offset());
+            if hw > p.high_watermark {
+                p.high_watermark = hw;
+                ctx.trace(TraceKind::FollowerHighWatermark {
+                    partition: pr.partition.clone(),
+                    replica: me,
+                    high_watermark: hw,
+                });
+            }
+        }
+        let delay = if backoff { self.config.replica_fetch_backoff_ms } else { 0 };
+        self.schedule_fetch(ctx, leader, delay);
+    }
+}

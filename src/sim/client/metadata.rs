@@ -1,0 +1,81 @@
+//! A client's metadata cache: which broker leads each partition. A client
+//! starts knowing only its bootstrap brokers and asks one of them with a
+//! Metadata request, as Kafka's NetworkClient does.
+
+use super::super::ids::{NodeId, RequestId, TopicPartition};
+use super::super::node::Ctx;
+use super::super::protocol::{ErrorCode, Message, Request, RequestBody, ResponseBody};
+use super::super::trace::TraceKind;
+use std::collections::{BTreeMap, BTreeSet};
+
+#[derive(Clone, Debug)]
+pub struct MetadataState {
+    pub bootstrap: Vec<u32>,
+    pub leaders: BTreeMap<TopicPartition, Option<u32>>,
+    pub partitions_per_topic: BTreeMap<String, u32>,
+    pub unknown_topics: BTreeSet<String>,
+    pub topics_wanted: BTreeSet<String>,
+    pub in_flight: Option<RequestId>,
+    /// Which bootstrap broker the next request goes to.
+    next_bootstrap: usize,
+}
+
+impl MetadataState {
+    pub fn new(bootstrap: Vec<u32>) -> Self {
+        Self {
+            bootstrap,
+            leaders: BTreeMap::new(),
+            partitions_per_topic: BTreeMap::new(),
+            unknown_topics: BTreeSet::new(),
+            topics_wanted: BTreeSet::new(),
+            in_flight: None,
+            next_bootstrap: 0,
+        }
+    }
+
+    pub fn knows(&self, topic: &str) -> bool {
+        self.partitions_per_topic.contains_key(topic)
+    }
+
+    pub fn leader(&self, tp: &TopicPartition) -> Option<u32> {
+        self.leaders.get(tp).copied().flatten()
+    }
+
+    /// Sends a Metadata request unless one is already out.
+    pub fn request(&mut self, ctx: &mut Ctx, me: NodeId, correlation_id: &mut i32, topic: &str) {
+        self.topics_wanted.insert(topic.to_string());
+        if self.in_flight.is_some() || self.bootstrap.is_empty() {
+            return;
+        }
+        let broker = self.bootstrap[self.next_bootstrap % self.bootstrap.len()];
+        self.next_bootstrap += 1;
+        let id = RequestId { client: me, correlation_id: *correlation_id };
+        *correlation_id += 1;
+        self.in_flight = Some(id);
+        let topics = self.topics_wanted.iter().cloned().collect();
+        ctx.send(NodeId::Broker(broker), Message::Request(Request { id, body: RequestBody::Metadata { topics } }));
+    }
+
+    /// Takes a Metadata response; returns true when it was the awaited one.
+    pub fn on_response(&mut self, ctx: &mut Ctx, me: NodeId, id: RequestId, body: &ResponseBody) -> bool {
+        if self.in_flight != Some(id) {
+            return false;
+        }
+        self.in_flight = None;
+        let ResponseBody::Metadata { partitions, unknown_topics, .. } = body else {
+            return false;
+        };
+        let mut counts: BTreeMap<String, u32> = BTreeMap::new();
+        for p in partitions {
+            self.leaders.insert(p.partition.clone(), if p.error == ErrorCode::None { p.leader } else { None });
+            *counts.entry(p.partition.topic.clone()).or_default() += 1;
+        }
+        self.partitions_per_topic.extend(counts);
+        self.unknown_topics.extend(unknown_topics.iter().cloned());
+        ctx.trace(TraceKind::MetadataUpdated {
+            client: me,
+            leaders: partitions.iter().map(|p| (p.partition.clone(), p.leader)).collect(),
+        });
+        true
+    }
+}

@@ -1,0 +1,55 @@
+//! Clients: producers and consumers, as Kafka's client library behaves
+//! (a metadata cache, a record accumulator with linger and batch.size, a
+//! sender with retries, a fetcher with a position per partition).
+
+pub mod consumer;
+pub mod metadata;
+pub mod producer;
+
+use super::ids::NodeId;
+use super::node::Ctx;
+use super::protocol::Message;
+use consumer::Consumer;
+use producer::Producer;
+
+/// A client's timers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ClientTimer {
+    /// `linger.ms` ran out for the open batch of a partition.
+    Linger { batch: u64 },
+    /// The sender looks for batches it may send.
+    Drain,
+    /// `request.timeout.ms` passed without an answer.
+    RequestTimeout { correlation_id: i32 },
+    /// `retry.backoff.ms` passed: the batch may be sent again.
+    RetryBackoff { batch: u64 },
+}
+
+#[derive(Clone, Debug)]
+pub enum Client {
+    Producer(Producer),
+    Consumer(Consumer),
+}
+
+impl Client {
+    pub fn id(&self) -> NodeId {
+        match self {
+            Client::Producer(p) => p.id(),
+            Client::Consumer(c) => c.id(),
+        }
+    }
+
+    pub fn on_message(&mut self, ctx: &mut Ctx, from: NodeId, msg: Message) {
+        match self {
+            Client::Producer(p) => p.on_message(ctx, from, msg),
+            Client::Consumer(c) => c.on_message(ctx, from, msg),
+        }
+    }
+
+    pub fn on_timer(&mut self, ctx: &mut Ctx, timer: ClientTimer) {
+        match self {
+            Client::Producer(p) => p.on_timer(ctx, timer),
+            Client::Consumer(c) => c.on_timer(ctx, timer),
+        }
+    }
+}

@@ -1,0 +1,528 @@
+//! A producer (Kafka's KafkaProducer): the partitioner picks a partition, the
+//! record accumulator collects records into one batch per partition until
+//! `batch.size` or `linger.ms`, and the sender drains ready batches into one
+//! ProduceRequest per leader, retrying retriable errors until
+//! `delivery.timeout.ms`.
+
+use super::super::config::{Partitioner, ProducerConfig};
+use super::super::ids::{NodeId, RequestId, TopicPartition};
+use super::super::node::{Ctx, Timer};
+use super::super::protocol::{
+    ErrorCode, Message, ProducePartition, ProduceRequest, Request, RequestBody, ResponseBody,
+};
+use super::super::record::batch::{BatchBuilder, Header};
+use super::super::record::partitioner::{partition_for_key, RoundRobinPartitioner, StickyPartitioner};
+use super::super::trace::{Direction, PartitionReason, Stage, TraceKind};
+use super::metadata::MetadataState;
+use super::ClientTimer;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, VecDeque};
+
+/// A record the application hands to `send()`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProducerRecord {
+    pub topic: String,
+    /// An explicit partition skips the partitioner.
+    pub partition: Option<u32>,
+    pub key: Option<Vec<u8>>,
+    pub value: Option<Vec<u8>>,
+    pub headers: Vec<Header>,
+    pub timestamp_ms: i64,
+}
+
+/// Where a record stands, as the producer's future would report it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RecordState {
+    AwaitingMetadata,
+    Accumulating,
+    InFlight { request: RequestId },
+    /// acks=0: sent, and no offset will ever come back.
+    SentWithoutAck,
+    Acknowledged { offset: i64 },
+    Failed { error: ErrorCode },
+}
+
+/// One record's story, for the UI's list of produced records.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordOutcome {
+    pub index: u32,
+    pub topic: String,
+    pub key: Option<String>,
+    pub value: Option<String>,
+    pub partition: Option<u32>,
+    pub reason: Option<PartitionReason>,
+    pub state: RecordState,
+}
+
+#[derive(Clone, Debug)]
+struct PendingRecord {
+    index: u32,
+    record: ProducerRecord,
+}
+
+/// A batch in the accumulator (Kafka's ProducerBatch).
+#[derive(Clone, Debug)]
+pub struct ProducerBatch {
+    pub id: u64,
+    pub partition: TopicPartition,
+    records: Vec<PendingRecord>,
+    /// Tracks the exact encoded size as records join.
+    builder: BatchBuilder,
+    pub created_ms: u64,
+    /// Ready to send: full, or its linger ran out.
+    pub sealed: bool,
+    /// Assigned at the first send and kept for every retry, so the broker
+    /// can recognise a duplicate.
+    pub base_sequence: Option<i32>,
+    pub attempts: u32,
+    pub backoff_until_ms: u64,
+}
+
+impl ProducerBatch {
+    pub fn record_count(&self) -> u32 {
+        self.records.len() as u32
+    }
+
+    pub fn size_bytes(&self) -> u32 {
+        self.builder.size_in_bytes()
+    }
+}
+
+#[derive(Clone, Debug)]
+struct InFlight {
+    node: u32,
+    batches: Vec<ProducerBatch>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Producer {
+    id: NodeId,
+    config: ProducerConfig,
+    /// Kafka's NetworkClient keeps one correlation-id counter for all of its
+    /// connections.
+    next_correlation_id: i32,
+    metadata: MetadataState,
+    producer_id: i64,
+    producer_epoch: i16,
+    producer_id_in_flight: Option<RequestId>,
+    next_sequence: BTreeMap<TopicPartition, i32>,
+    awaiting_metadata: Vec<PendingRecord>,
+    accumulator: BTreeMap<TopicPartition, VecDeque<ProducerBatch>>,
+    next_batch_id: u64,
+    in_flight: BTreeMap<i32, InFlight>,
+    sticky: StickyPartitioner,
+    round_robin: RoundRobinPartitioner,
+    records: Vec<RecordOutcome>,
+}
+
+impl Producer {
+    pub fn new(id: NodeId, config: ProducerConfig, bootstrap: Vec<u32>) -> Self {
+        Self {
+            id,
+            config,
+            next_correlation_id: 1,
+            metadata: MetadataState::new(bootstrap),
+            producer_id: -1,
+            producer_epoch: -1,
+            producer_id_in_flight: None,
+            next_sequence: BTreeMap::new(),
+            awaiting_metadata: Vec::new(),
+            accumulator: BTreeMap::new(),
+            next_batch_id: 1,
+            in_flight: BTreeMap::new(),
+            sticky: StickyPartitioner::new(),
+            round_robin: RoundRobinPartitioner::new(),
+            records: Vec::new(),
+        }
+    }
+
+    pub fn id(&self) -> NodeId {
+        self.id
+    }
+
+    pub fn config(&self) -> &ProducerConfig {
+        &self.config
+    }
+
+    pub fn records(&self) -> &[RecordOutcome] {
+        &self.records
+    }
+
+    pub fn batches(&self) -> impl Iterator<Item = &ProducerBatch> {
+        self.accumulator.values().flatten()
+    }
+
+    pub fn in_flight_batches(&self) -> impl Iterator<Item = (&i32, &ProducerBatch)> {
+        self.in_flight.iter().flat_map(|(c, f)| f.batches.iter().map(move |b| (c, b)))
+    }
+
+    pub fn producer_id(&self) -> i64 {
+        self.producer_id
+    }
+
+    /// KafkaProducer.send: the record waits for metadata if its topic is not
+    /// known yet, else goes through the partitioner into the accumulator.
+    pub fn send(&mut self, ctx: &mut Ctx, record: ProducerRecord) -> u32 {
+        let index = self.records.len() as u32;
+        self.records.push(RecordOutcome {
+            index,
+            topic: record.topic.clone(),
+            key: record.key.as_ref().map(|k| String::from_utf8_lossy(k).into_owned()),
+            value: record.value.as_ref().map(|v| String::from_utf8_lossy(v).into_owned()),
+            partition: None,
+            reason: None,
+            state: RecordState::AwaitingMetadata,
+        });
+        let pending = PendingRecord { index, record };
+        if self.metadata.knows(&pending.record.topic) {
+            self.accumulate(ctx, pending);
+        } else {
+            let topic = pending.record.topic.clone();
+            self.awaiting_metadata.push(pending);
+            self.metadata.request(ctx, self.id, &mut self.next_correlation_id, &topic);
+        }
+        index
+    }
+
+    fn accumulate(&mut self, ctx: &mut Ctx, pending: PendingRecord) {
+        let topic = pending.record.topic.clone();
+        let partitions = self.metadata.partitions_per_topic.get(&topic).copied().unwrap_or(0);
+        let chosen = match pending.record.partition {
+            Some(p) if p < partitions => Ok((p, PartitionReason::Explicit)),
+            Some(_) => Err(ErrorCode::UnknownTopicOrPartition),
+            None => self.choose_partition(ctx, &topic, pending.record.key.as_deref(), partitions),
+        };
+        let (partition, reason) = match chosen {
+            Ok(c) => c,
+            Err(error) => {
+                self.records[pending.index as usize].state = RecordState::Failed { error };
+                return;
+            }
+        };
+        let tp = TopicPartition::new(topic.clone(), partition);
+        ctx.trace(TraceKind::PartitionChosen { client: self.id, partition: tp.clone(), reason: reason.clone() });
+        let outcome = &mut self.records[pending.index as usize];
+        outcome.partition = Some(partition);
+        outcome.reason = Some(reason);
+        outcome.state = RecordState::Accumulating;
+
+        let r = &pending.record;
+        let batch_size = self.config.batch_size;
+        let queue = self.accumulator.entry(tp.clone()).or_default();
+        let open = queue.back_mut().filter(|b| !b.sealed);
+        let fits = open.as_ref().is_some_and(|b| {
+            b.records.is_empty()
+                || b.builder.estimated_size_after_append(r.timestamp_ms, r.key.as_deref(), r.value.as_deref(), &r.headers)
+                    <= batch_size
+        });
+        if !fits {
+            if let Some(b) = queue.back_mut().filter(|b| !b.sealed) {
+                b.sealed = true;
+                let (records, bytes) = (b.record_count(), b.size_bytes());
+                ctx.trace(TraceKind::BatchReady {
+                    client: self.id,
+                    partition: tp.clone(),
+                    records,
+                    bytes,
+                    reason: "batch.size reached".into(),
+                });
+            }
+            let id = self.next_batch_id;
+            self.next_batch_id += 1;
+            queue.push_back(ProducerBatch {
+                id,
+                partition: tp.clone(),
+                records: Vec::new(),
+                builder: BatchBuilder::new(0, r.timestamp_ms),
+                created_ms: ctx.now_ms,
+                sealed: false,
+                base_sequence: None,
+                attempts: 0,
+                backoff_until_ms: 0,
+            });
+            ctx.timer(self.config.linger_ms, Timer::Client(ClientTimer::Linger { batch: id }));
+        }
+        let batch = queue.back_mut().expect("an open batch was ensured");
+        // The accumulator refuses a record only if it can never fit a batch;
+        // the broker's max.message.bytes check comes later, on the leader.
+        let before = batch.size_bytes();
+        let _ = batch.builder.append(r.timestamp_ms, r.key.as_deref(), r.value.as_deref(), &r.headers);
+        let record_bytes = batch.size_bytes() - before;
+        batch.records.push(pending);
+        self.sticky.record_appended(&topic, partition, record_bytes, batch_size);
+        if batch.size_bytes() >= batch_size {
+            batch.sealed = true;
+            let (records, bytes) = (batch.record_count(), batch.size_bytes());
+            ctx.trace(TraceKind::BatchReady { client: self.id, partition: tp, records, bytes, reason: "batch.size reached".into() });
+            self.drain(ctx);
+        }
+    }
+
+    fn choose_partition(
+        &mut self,
+        ctx: &mut Ctx,
+        topic: &str,
+        key: Option<&[u8]>,
+        partitions: u32,
+    ) -> Result<(u32, PartitionReason), ErrorCode> {
+        if let Some(key) = key {
+            let c = partition_for_key(key, partitions).map_err(|_| ErrorCode::UnknownTopicOrPartition)?;
+            return Ok((c.partition, PartitionReason::Keyed { murmur2: c.murmur2, positive: c.positive, partitions }));
+        }
+        match self.config.partitioner {
+            Partitioner::Sticky => {
+                let mut draw = || ctx.rng.next_u32();
+                let c = self.sticky.partition(topic, partitions, &mut draw).map_err(|_| ErrorCode::UnknownTopicOrPartition)?;
+                Ok((c.partition, PartitionReason::Sticky { detail: format!("{:?}", c.reason) }))
+            }
+            Partitioner::RoundRobin => {
+                let counter = self.round_robin.counter(topic);
+                let p = self.round_robin.partition(topic, partitions).map_err(|_| ErrorCode::UnknownTopicOrPartition)?;
+                Ok((p, PartitionReason::RoundRobin { counter }))
+            }
+        }
+    }
+
+    pub fn on_timer(&mut self, ctx: &mut Ctx, timer: ClientTimer) {
+        match timer {
+            ClientTimer::Linger { batch } => {
+                let me = self.id;
+                if let Some(b) = self.accumulator.values_mut().flatten().find(|b| b.id == batch && !b.sealed) {
+                    b.sealed = true;
+                    ctx.trace(TraceKind::BatchReady {
+                        client: me,
+                        partition: b.partition.clone(),
+                        records: b.record_count(),
+                        bytes: b.size_bytes(),
+                        reason: format!("linger.ms ({} ms) passed", self.config.linger_ms),
+                    });
+                }
+                self.drain(ctx);
+            }
+            ClientTimer::Drain | ClientTimer::RetryBackoff { .. } => self.drain(ctx),
+            ClientTimer::RequestTimeout { correlation_id } => {
+                // Kafka's NetworkClient disconnects after request.timeout.ms;
+                // a late answer on the old connection is never read.
+                if let Some(f) = self.in_flight.remove(&correlation_id) {
+                    for b in f.batches {
+                        self.batch_failed(ctx, b, ErrorCode::RequestTimedOut);
+                    }
+                    self.drain(ctx);
+                }
+            }
+        }
+    }
+
+    /// The sender: for each leader with room for another in-flight request,
+    /// one ProduceRequest holding the first ready batch of each partition.
+    fn drain(&mut self, ctx: &mut Ctx) {
+        if self.config.enable_idempotence && self.producer_id < 0 {
+            self.init_producer_id(ctx);
+            return;
+        }
+        let now = ctx.now_ms;
+        let mut by_node: BTreeMap<u32, Vec<TopicPartition>> = BTreeMap::new();
+        let mut need_metadata = None;
+        for (tp, queue) in &self.accumulator {
+            let Some(first) = queue.front() else { continue };
+            if !first.sealed || first.backoff_until_ms > now {
+                continue;
+            }
+            match self.metadata.leader(tp) {
+                Some(leader) => by_node.entry(leader).or_default().push(tp.clone()),
+                None => need_metadata = Some(tp.topic.clone()),
+            }
+        }
+        if let Some(topic) = need_metadata {
+            self.metadata.request(ctx, self.id, &mut self.next_correlation_id, &topic);
+        }
+        for (node, tps) in by_node {
+            let in_flight = self.in_flight.values().filter(|f| f.node == node).count() as u32;
+            if in_flight >= self.config.max_in_flight_requests_per_connection {
+                continue;
+            }
+            let mut batches = Vec::new();
+            for tp in tps {
+                let mut b = self.accumulator.get_mut(&tp).and_then(VecDeque::pop_front).expect("checked above");
+                if self.config.enable_idempotence && b.base_sequence.is_none() {
+                    let next = self.next_sequence.entry(tp.clone()).or_insert(0);
+                    b.base_sequence = Some(*next);
+                    *next = next.wrapping_add(b.record_count() as i32);
+                }
+                b.attempts += 1;
+                batches.push(b);
+            }
+            self.send_batches(ctx, node, batches);
+        }
+    }
+
+    fn send_batches(&mut self, ctx: &mut Ctx, node: u32, batches: Vec<ProducerBatch>) {
+        let id = RequestId { client: self.id, correlation_id: self.next_correlation_id };
+        self.next_correlation_id += 1;
+        let partitions = batches
+            .iter()
+            .map(|b| ProducePartition { partition: b.partition.clone(), batch: self.encode(b) })
+            .collect();
+        let request = Request {
+            id,
+            body: RequestBody::Produce(ProduceRequest {
+                acks: self.config.acks,
+                timeout_ms: self.config.request_timeout_ms.min(i32::MAX as u64) as i32,
+                partitions,
+            }),
+        };
+        ctx.send(NodeId::Broker(node), Message::Request(request));
+        if self.config.acks == 0 {
+            // acks=0: the future completes as soon as the bytes are sent.
+            for b in &batches {
+                for r in &b.records {
+                    self.records[r.index as usize].state = RecordState::SentWithoutAck;
+                }
+            }
+            return;
+        }
+        for b in &batches {
+            for r in &b.records {
+                self.records[r.index as usize].state = RecordState::InFlight { request: id };
+            }
+        }
+        self.in_flight.insert(id.correlation_id, InFlight { node, batches });
+        ctx.timer(
+            self.config.request_timeout_ms,
+            Timer::Client(ClientTimer::RequestTimeout { correlation_id: id.correlation_id }),
+        );
+    }
+
+    /// The batch's bytes: offsets start at 0 (the leader assigns the real
+    /// ones), the producer id, epoch and sequence when idempotent.
+    fn encode(&self, b: &ProducerBatch) -> Vec<u8> {
+        let base_ts = b.records.first().map(|r| r.record.timestamp_ms).unwrap_or(0);
+        let mut builder = BatchBuilder::new(0, base_ts);
+        if let (true, Some(seq)) = (self.config.enable_idempotence, b.base_sequence) {
+            builder = builder.producer(self.producer_id, self.producer_epoch, seq);
+        }
+        for r in &b.records {
+            let rec = &r.record;
+            let _ = builder.append(rec.timestamp_ms, rec.key.as_deref(), rec.value.as_deref(), &rec.headers);
+        }
+        builder.build()
+    }
+
+    fn init_producer_id(&mut self, ctx: &mut Ctx) {
+        if self.producer_id_in_flight.is_some() || self.metadata.bootstrap.is_empty() {
+            return;
+        }
+        let id = RequestId { client: self.id, correlation_id: self.next_correlation_id };
+        self.next_correlation_id += 1;
+        self.producer_id_in_flight = Some(id);
+        let broker = self.metadata.bootstrap[0];
+        ctx.send(NodeId::Broker(broker), Message::Request(Request { id, body: RequestBody::InitProducerId }));
+    }
+
+    pub fn on_message(&mut self, ctx: &mut Ctx, _from: NodeId, msg: Message) {
+        let Message::Response(response) = msg else {
+            return;
+        };
+        if self.metadata.in_flight == Some(response.id)
+            || self.producer_id_in_flight == Some(response.id)
+            || self.in_flight.contains_key(&response.id.correlation_id)
+        {
+            ctx.trace(TraceKind::Hop {
+                request: response.id,
+                api: response.api_key,
+                direction: Direction::Response,
+                from: Stage::Wire,
+                to: Stage::Client,
+            });
+        } else {
+            // A response to a request that already timed out: its connection
+            // was closed, so it is dropped unread.
+            return;
+        }
+        let me = self.id;
+        if self.metadata.on_response(ctx, me, response.id, &response.body) {
+            self.after_metadata(ctx);
+            return;
+        }
+        match response.body {
+            ResponseBody::InitProducerId { error, producer_id, producer_epoch } => {
+                self.producer_id_in_flight = None;
+                if error == ErrorCode::None {
+                    self.producer_id = producer_id;
+                    self.producer_epoch = producer_epoch;
+                    ctx.trace(TraceKind::ProducerIdAssigned { client: me, producer_id, producer_epoch });
+                }
+                self.drain(ctx);
+            }
+            ResponseBody::Produce(parts) => self.on_produce_response(ctx, response.id, parts),
+            _ => {}
+        }
+    }
+
+    fn after_metadata(&mut self, ctx: &mut Ctx) {
+        let waiting = std::mem::take(&mut self.awaiting_metadata);
+        for pending in waiting {
+            if self.metadata.knows(&pending.record.topic) {
+                self.accumulate(ctx, pending);
+            } else if self.metadata.unknown_topics.contains(&pending.record.topic) {
+                self.records[pending.index as usize].state =
+                    RecordState::Failed { error: ErrorCode::UnknownTopicOrPartition };
+            } else {
+                self.awaiting_metadata.push(pending);
+            }
+        }
+        self.drain(ctx);
+    }
+
+    fn on_produce_response(&mut self, ctx: &mut Ctx, id: RequestId, parts: Vec<super::super::protocol::ProducePartitionResponse>) {
+        let Some(f) = self.in_flight.remove(&id.correlation_id) else {
+            return;
+        };
+        for b in f.batches {
+            let Some(part) = parts.iter().find(|p| p.partition == b.partition) else {
+                continue;
+            };
+            ctx.trace(TraceKind::ProduceCompleted {
+                request: id,
+                partition: b.partition.clone(),
+                base_offset: part.base_offset,
+                error: part.error,
+                records: b.record_count(),
+            });
+            if part.error == ErrorCode::None {
+                for (i, r) in b.records.iter().enumerate() {
+                    self.records[r.index as usize].state = RecordState::Acknowledged { offset: part.base_offset + i as i64 };
+                }
+            } else {
+                self.batch_failed(ctx, b, part.error);
+            }
+        }
+        self.drain(ctx);
+    }
+
+    /// A retriable error sends the batch again after `retry.backoff.ms`, as
+    /// long as `delivery.timeout.ms` has not run out; otherwise it fails.
+    fn batch_failed(&mut self, ctx: &mut Ctx, mut b: ProducerBatch, error: ErrorCode) {
+        let now = ctx.now_ms;
+        let within_delivery = now.saturating_sub(b.created_ms) + self.config.retry_backoff_ms < self.config.delivery_timeout_ms;
+        if error.is_retriable() && within_delivery {
+            ctx.trace(TraceKind::ProduceRetry { client: self.id, partition: b.partition.clone(), error, attempt: b.attempts + 1 });
+            if matches!(error, ErrorCode::NotLeaderOrFollower | ErrorCode::UnknownTopicOrPartition | ErrorCode::LeaderNotAvailable) {
+                let topic = b.partition.topic.clone();
+                self.metadata.leaders.remove(&b.partition);
+                self.metadata.request(ctx, self.id, &mut self.next_correlation_id, &topic);
+            }
+            b.backoff_until_ms = now + self.config.retry_backoff_ms;
+            for r in &b.records {
+                self.records[r.index as usize].state = RecordState::Accumulating;
+            }
+            let batch = b.id;
+            self.accumulator.entry(b.partition.clone()).or_default().push_front(b);
+            ctx.timer(self.config.retry_backoff_ms, Timer::Client(ClientTimer::RetryBackoff { batch }));
+        } else {
+            for r in &b.records {
+                self.records[r.index as usize].state = RecordState::Failed { error };
+            }
+        }
+    }
+}
