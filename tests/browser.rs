@@ -37,26 +37,32 @@ async fn the_app_produces_and_steps_to_the_offset() {
     yew::scheduler::flush().await;
 
     assert!(root.text_content().unwrap().contains("Nothing produced yet"));
+    // The key decides the partition: Kafka's murmur2, masked positive, modulo 3.
+    let expected = kafkascope::sim::record::partitioner::partition_for_key(b"user-42", 3).unwrap().partition;
     button(&root, "Produce").click();
     yew::scheduler::flush().await;
     let produced = || {
         root.query_selector("[aria-label='Produced records']").unwrap().unwrap().text_content().unwrap()
     };
     let mut steps = 0;
-    while !produced().contains("partition 0, offset 0") {
+    let answer = format!("partition {expected}, offset 0");
+    while !produced().contains(&answer) {
         button(&root, "Step").click();
         yew::scheduler::flush().await;
         steps += 1;
-        assert!(steps < 50, "the response never arrived");
+        assert!(steps < 400, "the response never arrived: {}", produced());
     }
-    let broker = root.query_selector("[aria-label='Broker 0']").unwrap().expect("the broker region");
-    let text = broker.text_content().unwrap();
-    assert!(text.contains("0: user-42 = hello"), "the record is in the log: {text}");
+    let partition = root
+        .query_selector(&format!("[aria-label='Partition orders-{expected}']"))
+        .unwrap()
+        .expect("the partition's group");
+    let text = partition.text_content().unwrap();
+    assert!(text.contains("HW 1"), "acks=all answered only after the high watermark covered the record: {text}");
     // Step back undoes the step that delivered the response.
     button(&root, "Step back").click();
     yew::scheduler::flush().await;
-    assert!(!produced().contains("offset 0"), "{}", produced());
-    assert!(produced().contains("waiting for the broker"));
+    assert!(!produced().contains(&answer), "{}", produced());
+    assert!(produced().contains("waiting for the broker"), "{}", produced());
     root.remove();
 }
 

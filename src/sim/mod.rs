@@ -13,6 +13,7 @@ pub mod protocol;
 pub mod purgatory;
 pub mod record;
 pub mod rng;
+pub mod scenario;
 pub mod simulation;
 pub mod trace;
 pub mod view;

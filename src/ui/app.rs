@@ -297,6 +297,9 @@ fn cluster(props: &ClusterProps) -> Html {
     let view = &props.view;
     html! {
         <section class="cluster" aria-label="Cluster">
+            <p class="legend" aria-label="Legend">
+                { for legend().into_iter().map(|(t, text)| html! { <span class="legend-item"><TokenChip token={t} />{ text }</span> }) }
+            </p>
             <div class="network-box" aria-label="Network">
                 <h3>{ "On the network" }</h3>
                 if view.in_flight.is_empty() {
@@ -317,6 +320,20 @@ fn cluster(props: &ClusterProps) -> Html {
             { for view.brokers.iter().map(|b| html! { <Broker broker={b.clone()} /> }) }
         </section>
     }
+}
+
+/// One token of each kind, to explain the colours.
+fn legend() -> Vec<(Token, &'static str)> {
+    let id = crate::sim::ids::RequestId { client: NodeId::Client(0), correlation_id: 0 };
+    let follower = crate::sim::ids::RequestId { client: NodeId::Broker(0), correlation_id: 0 };
+    let token = |request, api, direction, follower_fetch| Token { request, api, direction, follower_fetch };
+    vec![
+        (token(id, ApiKey::Produce, Direction::Request, false), " a producer's records"),
+        (token(id, ApiKey::Fetch, Direction::Request, false), " a consumer reading"),
+        (token(follower, ApiKey::Fetch, Direction::Request, true), " a follower copying the leader"),
+        (token(id, ApiKey::Metadata, Direction::Request, false), " who leads what"),
+        (token(id, ApiKey::Produce, Direction::Response, false), " outlined: a response"),
+    ]
 }
 
 #[derive(Properties, PartialEq)]
@@ -431,9 +448,11 @@ fn token_chip(props: &TokenProps) -> Html {
         (ApiKey::Metadata, _) => ("metadata", "Metadata".to_string()),
         (ApiKey::InitProducerId, _) => ("init-producer-id", "InitProducerId".to_string()),
     };
+    // Correlation id 0 is never used by a client, so it marks a legend chip.
+    let id = if t.request.correlation_id == 0 { String::new() } else { format!(" {}", t.request) };
     let (class, label) = match t.direction {
-        Direction::Request => (classes!("token", kind), format!("{name} {}", t.request)),
-        Direction::Response => (classes!("token", kind, "response"), format!("{name} response {}", t.request)),
+        Direction::Request => (classes!("token", kind), format!("{name}{id}")),
+        Direction::Response => (classes!("token", kind, "response"), format!("{name} response{id}")),
     };
     html! { <span {class}>{ label }</span> }
 }

@@ -58,3 +58,159 @@ pub fn determinism_run(seed: u64) -> Simulation {
 /// The trace hash of `determinism_run(42)`. If a change alters it on purpose,
 /// update it here: the browser test then checks wasm agrees with native.
 pub const GOLDEN_TRACE_HASH: u64 = 0x71ce947b44552a20;
+
+// ---------------------------------------------------------------------------
+// Helpers of the data-plane tests (tests/dataplane_*.rs).
+// ---------------------------------------------------------------------------
+
+pub mod harness;
+
+use kafkascope::sim::client::producer::RecordState;
+use kafkascope::sim::ids::{NodeId, RequestId, TopicPartition};
+use kafkascope::sim::protocol::ApiKey;
+use kafkascope::sim::trace::{Direction, TraceEvent, TraceKind};
+
+/// A cluster of `brokers` with these topics and clients, links of 2 ms and
+/// 1 ms of jitter.
+pub fn cluster(brokers: u32, broker: BrokerConfig, topics: Vec<TopicSpec>, clients: Vec<ClientSpec>) -> ClusterConfig {
+    ClusterConfig { brokers, broker, topics, clients, link_latency_ms: 2, link_jitter_ms: 1 }
+}
+
+/// A producer with this acks setting and linger.ms 0, idempotent only for acks=all.
+pub fn producer(acks: i16) -> ClientSpec {
+    ClientSpec::Producer(ProducerConfig { acks, enable_idempotence: acks == -1, linger_ms: 0, ..Default::default() })
+}
+
+pub fn consumer() -> ClientSpec {
+    ClientSpec::Consumer(ConsumerConfig::default())
+}
+
+/// A record for an explicit partition.
+pub fn produce_to(client: u32, topic: &str, partition: u32, key: Option<&str>, value: &str) -> Command {
+    Command::Produce {
+        client,
+        topic: topic.into(),
+        key: key.map(str::to_string),
+        value: Some(value.into()),
+        headers: vec![],
+        partition: Some(partition),
+        timestamp_ms: None,
+    }
+}
+
+/// A consumer fetch with its own fetch.min.bytes and fetch.max.wait.ms.
+pub fn fetch_with(client: u32, topic: &str, partition: u32, offset: Option<i64>, min_bytes: i32, max_wait_ms: i32) -> Command {
+    Command::Fetch { client, topic: topic.into(), partition, offset, min_bytes: Some(min_bytes), max_wait_ms: Some(max_wait_ms) }
+}
+
+/// Runs `ms` more milliseconds of simulated time.
+pub fn run_for(sim: &mut Simulation, ms: u64) {
+    let until = sim.now_ms() + ms;
+    sim.run_until(until);
+}
+
+/// The states of a producer's records, in send order.
+pub fn states(sim: &Simulation, client: u32) -> Vec<RecordState> {
+    sim.producer(client).unwrap().records().iter().map(|r| r.state.clone()).collect()
+}
+
+/// The acknowledged offsets of a producer's records, in send order.
+pub fn acked(sim: &Simulation, client: u32) -> Vec<i64> {
+    states(sim, client)
+        .into_iter()
+        .filter_map(|s| match s {
+            RecordState::Acknowledged { offset } => Some(offset),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The leader of a partition, from the cluster view.
+pub fn leader_of(sim: &Simulation, topic: &str, partition: u32) -> u32 {
+    sim.view().partition(topic, partition).unwrap().leader.unwrap()
+}
+
+/// The followers of a partition, in assignment order.
+pub fn followers_of(sim: &Simulation, topic: &str, partition: u32) -> Vec<u32> {
+    let view = sim.view();
+    let p = view.partition(topic, partition).unwrap();
+    p.replicas.iter().copied().filter(|r| Some(*r) != p.leader).collect()
+}
+
+/// The raw bytes of every segment of one replica, oldest first.
+pub fn segment_bytes(sim: &Simulation, broker: u32, tp: &TopicPartition) -> Vec<(String, Vec<u8>)> {
+    let p = sim.broker(broker).unwrap().partition(tp).unwrap();
+    p.log.segments().iter().map(|s| (s.file_name(".log"), s.log_bytes().to_vec())).collect()
+}
+
+/// The request id of every request of this api the client sent, in order.
+pub fn sent_requests(trace: &[TraceEvent], client: NodeId, api: ApiKey) -> Vec<RequestId> {
+    trace
+        .iter()
+        .filter_map(|e| match &e.kind {
+            TraceKind::Sent { request, api: a, direction: Direction::Request, .. } if e.node == client && *a == api => {
+                Some(*request)
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// The request a trace event belongs to, if it belongs to one.
+pub fn request_of(kind: &TraceKind) -> Option<RequestId> {
+    match kind {
+        TraceKind::Hop { request, .. }
+        | TraceKind::Sent { request, .. }
+        | TraceKind::RequestQueueFull { request, .. }
+        | TraceKind::NoResponse { request, .. }
+        | TraceKind::Appended { request, .. }
+        | TraceKind::ProduceRejected { request, .. }
+        | TraceKind::DuplicateBatch { request, .. }
+        | TraceKind::LogRead { request, .. }
+        | TraceKind::Parked { request, .. }
+        | TraceKind::PurgatoryCompleted { request, .. }
+        | TraceKind::ProduceCompleted { request, .. }
+        | TraceKind::FetchCompleted { request, .. } => Some(*request),
+        _ => None,
+    }
+}
+
+/// The events of one request, in trace order.
+pub fn events_of(trace: &[TraceEvent], request: RequestId) -> Vec<&TraceEvent> {
+    trace.iter().filter(|e| request_of(&e.kind) == Some(request)).collect()
+}
+
+/// Kafka's murmur2 (Utils.murmur2), written out again here so the tests do
+/// not check the simulation's partitioner against itself.
+pub fn kafka_murmur2(data: &[u8]) -> i32 {
+    let seed: u32 = 0x9747_b28c;
+    let m: u32 = 0x5bd1_e995;
+    let r = 24;
+    let length = data.len();
+    let mut h: u32 = seed ^ (length as u32);
+    let words = length / 4;
+    for i in 0..words {
+        let b = &data[i * 4..i * 4 + 4];
+        let mut k = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        k = k.wrapping_mul(m);
+        k ^= k >> r;
+        k = k.wrapping_mul(m);
+        h = h.wrapping_mul(m);
+        h ^= k;
+    }
+    let tail = &data[words * 4..];
+    if tail.len() >= 3 {
+        h ^= (tail[2] as u32) << 16;
+    }
+    if tail.len() >= 2 {
+        h ^= (tail[1] as u32) << 8;
+    }
+    if !tail.is_empty() {
+        h ^= tail[0] as u32;
+        h = h.wrapping_mul(m);
+    }
+    h ^= h >> 13;
+    h = h.wrapping_mul(m);
+    h ^= h >> 15;
+    h as i32
+}

@@ -1,5 +1,5 @@
-// The vertical slice, driven as a learner would: Produce, then Step until the
-// response arrives, reading the assigned offset from the page.
+// The request path, driven as a learner would: produce with acks=all to a
+// partition replicated three times, step until the answer, then fetch it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { serveDist, launch, openApp } from './harness.mjs';
@@ -17,49 +17,113 @@ after(async () => {
   await server?.close();
 });
 
-test('a produce steps hop by hop through the broker until its offset is shown', async () => {
-  const { page, problems } = await openApp(context, server.url);
-  const broker = page.getByRole('region', { name: 'Broker 0' });
-  await broker.waitFor();
-  await page.getByLabel('Key').fill('user-7');
-  await page.getByLabel('Value').fill('first');
-  await page.getByLabel('Acks').selectOption('1');
-  await page.getByRole('button', { name: 'Produce', exact: true }).click();
+const PRODUCE_TOKEN = /^Produce (response )?client-0#\d+$/;
 
-  const step = page.getByRole('button', { name: 'Step', exact: true });
-  const stagesSeen = new Set();
-  const produced = page.getByRole('region', { name: 'Produced records' });
-  for (let i = 0; i < 40 && !(await produced.textContent()).includes('offset 0'); i++) {
-    await step.click();
-    // Which stage boxes hold a token now: the request must visibly move.
-    for (const stage of await broker.locator('.stage.busy').all()) {
-      stagesSeen.add(await stage.getAttribute('aria-label'));
+async function stageOfProduce(broker) {
+  for (const stage of await broker.locator('.stage.busy').all()) {
+    for (const token of await stage.locator('.token').allTextContents()) {
+      if (PRODUCE_TOKEN.test(token.trim())) return stage.getAttribute('aria-label');
     }
   }
-  const text = await produced.textContent();
-  assert.match(text, /partition 0, offset 0/);
-  for (const expected of ['Socket receive buffer', 'Network thread 0', 'Request queue (1/16)', 'I/O thread 0', 'Log append', 'Response queue 0', 'Socket send buffer']) {
-    assert.ok(stagesSeen.has(expected), `the request was seen in ${expected}; saw ${[...stagesSeen].join(', ')}`);
+  return null;
+}
+
+async function leaderOf(page, partition) {
+  const text = await page.getByRole('group', { name: `Partition orders-${partition}` }).textContent();
+  return Number(/Leader: (\d+)/.exec(text)[1]);
+}
+
+async function produceAndWait(page, key, value) {
+  await page.getByLabel('Key').fill(key);
+  await page.getByLabel('Value').fill(value);
+  await page.getByLabel('Acks').selectOption('-1');
+  await page.getByRole('button', { name: 'Produce', exact: true }).click();
+  const produced = page.getByRole('region', { name: 'Produced records' });
+  const step = page.getByRole('button', { name: 'Step', exact: true });
+  const stages = [];
+  let match = null;
+  for (let i = 0; i < 600 && !match; i++) {
+    await step.click();
+    match = /partition (\d+), offset (\d+)/.exec(await produced.textContent());
+    for (const b of [0, 1, 2]) {
+      const stage = await stageOfProduce(page.getByRole('region', { name: `Broker ${b}` }));
+      if (stage && stages.at(-1)?.stage !== stage) stages.push({ broker: b, stage });
+    }
   }
-  await assert.doesNotReject(broker.getByText('0: user-7 = first').waitFor());
+  assert.ok(match, `the produce was answered; page says: ${await produced.textContent()}`);
+  return { partition: Number(match[1]), offset: Number(match[2]), stages };
+}
+
+test('an acks=all produce on replication factor 3 is stepped hop by hop until its response', async () => {
+  const { page, problems } = await openApp(context, server.url);
+  const { partition, offset, stages } = await produceAndWait(page, 'user-7', 'first');
+  assert.equal(offset, 0);
+  const leader = await leaderOf(page, partition);
+  const names = stages.filter((s) => s.broker === leader).map((s) => s.stage.replace(/ \d+$/, '').replace(/ \(.*\)$/, ''));
+  // The whole request path on the leader, in order, with the wait in
+  // purgatory for the followers to fetch the record.
+  const expected = ['Socket receive buffer', 'Network thread', 'Request queue', 'I/O thread', 'Log append', 'Purgatory', 'Response queue', 'Network thread', 'Socket send buffer'];
+  assert.deepEqual(names, expected, `stages seen on leader ${leader}: ${JSON.stringify(stages)}`);
+  const group = page.getByRole('group', { name: `Partition orders-${partition}` });
+  assert.match(await group.textContent(), /HW 1/);
   assert.deepEqual(problems, []);
   await page.close();
 });
 
-test('a second record gets the next offset, and the narration explains each step', async () => {
+test('a fetch reads the record back, and a fetch with a large min bytes waits in purgatory', async () => {
   const { page, problems } = await openApp(context, server.url);
-  const produceButton = page.getByRole('button', { name: 'Produce', exact: true });
+  const { partition } = await produceAndWait(page, 'user-8', 'second');
+  await page.getByLabel('Partition', { exact: true }).selectOption(String(partition));
+  await page.getByLabel('Offset').fill('0');
+  await page.getByRole('button', { name: 'Fetch', exact: true }).click();
+  const consumed = page.getByRole('region', { name: 'Consumed records' });
   const step = page.getByRole('button', { name: 'Step', exact: true });
-  const produced = page.getByRole('region', { name: 'Produced records' });
-  await produceButton.click();
-  await produceButton.click();
-  for (let i = 0; i < 80 && !(await produced.textContent()).includes('offset 1'); i++) {
+  for (let i = 0; i < 300 && !/1 record\(s\)/.test(await consumed.textContent()); i++) await step.click();
+  assert.match(await consumed.textContent(), new RegExp(`orders-${partition} offset 0: user-8 = second`));
+
+  // Now ask for more bytes than exist: the fetch parks until max wait.
+  await page.getByLabel('Offset').fill('');
+  await page.getByLabel('Min bytes').fill('100000');
+  await page.getByLabel('Max wait ms').fill('300');
+  await page.getByRole('button', { name: 'Fetch', exact: true }).click();
+  const leader = await leaderOf(page, partition);
+  const purgatory = page.getByRole('region', { name: `Broker ${leader}` }).getByLabel('Purgatory', { exact: true });
+  let parked = false;
+  for (let i = 0; i < 300 && !parked; i++) {
     await step.click();
+    parked = /Fetch client-3#\d+/.test(await purgatory.textContent());
   }
-  assert.match(await produced.textContent(), /offset 0/);
-  assert.match(await produced.textContent(), /offset 1/);
-  const narration = page.getByRole('region', { name: 'What just happened' });
-  assert.match(await narration.textContent(), /\w+/);
+  assert.ok(parked, 'the consumer fetch waits in purgatory for fetch.min.bytes');
+  const waits = page.getByRole('region', { name: `Broker ${leader}` }).getByLabel('Waiting in purgatory');
+  assert.match(await waits.textContent(), /waiting for 100000 byte\(s\)/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('step back restores exactly the previous view', async () => {
+  const { page, problems } = await openApp(context, server.url);
+  const step = page.getByRole('button', { name: 'Step', exact: true });
+  await page.getByRole('button', { name: 'Produce', exact: true }).click();
+  for (let i = 0; i < 25; i++) await step.click();
+  const main = page.locator('main');
+  const before = await main.innerText();
+  await step.click();
+  assert.notEqual(await main.innerText(), before, 'a step changes the page');
+  await page.getByRole('button', { name: 'Step back', exact: true }).click();
+  assert.equal(await main.innerText(), before);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a bad fetch offset shows a clear message and changes nothing', async () => {
+  const { page, problems } = await openApp(context, server.url);
+  const clock = page.locator('.clock');
+  const before = await clock.textContent();
+  await page.getByLabel('Offset').fill('abc');
+  await page.getByRole('button', { name: 'Fetch', exact: true }).click();
+  await page.getByRole('alert').waitFor();
+  assert.match(await page.getByRole('alert').textContent(), /not a whole number/);
+  assert.equal(await clock.textContent(), before);
   assert.deepEqual(problems, []);
   await page.close();
 });
