@@ -187,6 +187,20 @@ enum Node {
     Client(Box<Client>),
 }
 
+/// A simulation without its trace, and how long the trace was (see
+/// [`Simulation::snapshot`]).
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    state: Simulation,
+    trace_len: usize,
+}
+
+impl Snapshot {
+    pub fn steps(&self) -> u64 {
+        self.state.steps
+    }
+}
+
 /// A whole simulated cluster. `Clone` is a full snapshot, which is how the UI
 /// steps back.
 #[derive(Clone, Debug)]
@@ -320,6 +334,26 @@ impl Simulation {
             sim.schedule(0, Event::Timer { node: NodeId::Broker(b), timer: Timer::Broker(BrokerTimer::Startup) });
         }
         Ok(sim)
+    }
+
+    /// A copy of everything but the trace, which is append-only: a snapshot
+    /// needs only its length. Cloning the whole trace at every snapshot would
+    /// make a long session quadratic.
+    pub fn snapshot(&mut self) -> Snapshot {
+        let trace = std::mem::take(&mut self.trace);
+        let state = self.clone();
+        let trace_len = trace.len();
+        self.trace = trace;
+        Snapshot { state, trace_len }
+    }
+
+    /// Goes back to a snapshot taken earlier in this same run: the current
+    /// trace is cut back to the snapshot's length and kept.
+    pub fn restore(&mut self, snapshot: &Snapshot) {
+        let mut trace = std::mem::take(&mut self.trace);
+        trace.truncate(snapshot.trace_len);
+        *self = snapshot.state.clone();
+        self.trace = trace;
     }
 
     /// Stops keeping trace events (they are still counted); for benchmarks.

@@ -21,6 +21,9 @@ pub struct AppState {
     session: Rc<RefCell<Session>>,
     version: u64,
     error: Option<String>,
+    playing: bool,
+    /// An index into [`SPEEDS`].
+    speed: usize,
 }
 
 impl PartialEq for AppState {
@@ -31,13 +34,34 @@ impl PartialEq for AppState {
 
 impl Default for AppState {
     fn default() -> Self {
-        Self { session: Rc::new(RefCell::new(Session::default())), version: 0, error: None }
+        Self { session: Rc::new(RefCell::new(Session::default())), version: 0, error: None, playing: false, speed: 4 }
+    }
+}
+
+/// Steps per second while playing, on a log scale: each notch is about
+/// 1.8 times the one before.
+pub const SPEEDS: [u32; 13] = [1, 2, 3, 6, 10, 18, 32, 56, 100, 178, 316, 562, 1000];
+
+/// The browser timer's period and the steps taken per tick for a speed: slow
+/// speeds tick once per step, fast ones take several steps each frame.
+pub fn tick_plan(steps_per_second: u32) -> (u32, u32) {
+    if steps_per_second <= 50 {
+        (1000 / steps_per_second.max(1), 1)
+    } else {
+        (20, steps_per_second / 50)
     }
 }
 
 pub enum Action {
     Step,
     StepBack,
+    Play,
+    Pause,
+    TogglePlay,
+    SetSpeed(usize),
+    /// One tick of the play timer.
+    Tick,
+    GoTo(usize),
     Produce { key: String, value: String, acks: i16 },
     Fetch { partition: u32, offset: Option<i64>, min_bytes: i32, max_wait_ms: i32 },
     ShowError(String),
@@ -48,6 +72,7 @@ impl Reducible for AppState {
 
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
         let mut error = None;
+        let (mut playing, mut speed) = (self.playing, self.speed);
         {
             let mut session = self.session.borrow_mut();
             let result: Result<(), String> = match action {
@@ -56,7 +81,38 @@ impl Reducible for AppState {
                     Ok(())
                 }
                 Action::StepBack => {
+                    playing = false;
                     session.step_back();
+                    Ok(())
+                }
+                Action::Play => {
+                    playing = true;
+                    Ok(())
+                }
+                Action::Pause => {
+                    playing = false;
+                    Ok(())
+                }
+                Action::TogglePlay => {
+                    playing = !playing;
+                    Ok(())
+                }
+                Action::SetSpeed(s) => {
+                    speed = s.min(SPEEDS.len() - 1);
+                    Ok(())
+                }
+                Action::Tick => {
+                    if playing {
+                        let (_, per_tick) = tick_plan(SPEEDS[speed]);
+                        if session.step_many(per_tick) == 0 {
+                            playing = false;
+                        }
+                    }
+                    Ok(())
+                }
+                Action::GoTo(index) => {
+                    playing = false;
+                    session.go_to(index);
                     Ok(())
                 }
                 Action::Produce { key, value, acks } => session.command(Command::Produce {
@@ -85,7 +141,7 @@ impl Reducible for AppState {
                 error = Some(e);
             }
         }
-        Rc::new(AppState { session: self.session.clone(), version: self.version + 1, error })
+        Rc::new(AppState { session: self.session.clone(), version: self.version + 1, error, playing, speed })
     }
 }
 
@@ -97,7 +153,30 @@ pub fn app() -> Html {
     let narration: Vec<String> = session.last_step_trace().iter().map(narrate).collect();
     let can_step = session.sim().has_pending();
     let can_step_back = session.can_step_back();
+    let (timeline_len, timeline_index) = (session.timeline_len(), session.timeline_index());
     drop(session);
+
+    // Play: a browser interval dispatches ticks; it is dropped (stopped)
+    // when playing stops or the speed changes.
+    {
+        let state = state.clone();
+        use_effect_with((state.playing, state.speed), move |(playing, speed)| {
+            let interval = playing.then(|| {
+                let (period_ms, _) = tick_plan(SPEEDS[*speed]);
+                gloo_timers::callback::Interval::new(period_ms, move || state.dispatch(Action::Tick))
+            });
+            move || drop(interval)
+        });
+    }
+    // Keyboard: Space plays or pauses, → steps, ← steps back; and playing
+    // stops by itself when the page is hidden.
+    {
+        let state = state.clone();
+        use_effect_with((), move |_| {
+            let listeners = install_global_listeners(state);
+            move || drop(listeners)
+        });
+    }
 
     let on_step = {
         let state = state.clone();
@@ -119,9 +198,25 @@ pub fn app() -> Html {
                     <ProduceForm state={state.clone()} />
                     <FetchForm state={state.clone()} partitions={view.partitions.len() as u32} />
                     <div class="step-controls" role="group" aria-label="Stepping">
-                        <button onclick={on_step_back} disabled={!can_step_back} aria-label="Step back">{ "◀ Step back" }</button>
-                        <button onclick={on_step} disabled={!can_step} aria-label="Step">{ "Step ▶" }</button>
+                        <button onclick={on_step_back} disabled={!can_step_back} aria-label="Step back" title="Step back (←)">{ "◀ Step back" }</button>
+                        <button onclick={on_step} disabled={!can_step} aria-label="Step" title="Step (→)">{ "Step ▶" }</button>
+                        if state.playing {
+                            <button onclick={dispatcher(&state, || Action::Pause)} aria-label="Pause" title="Pause (Space)">{ "⏸ Pause" }</button>
+                        } else {
+                            <button onclick={dispatcher(&state, || Action::Play)} disabled={!can_step} aria-label="Play" title="Play (Space)">{ "⏵ Play" }</button>
+                        }
+                        <label for="speed">{ "Speed" }</label>
+                        <input id="speed" type="range" min="0" max={(SPEEDS.len() - 1).to_string()} value={state.speed.to_string()}
+                            aria-valuetext={format!("{} steps per second", SPEEDS[state.speed])}
+                            oninput={speed_input(&state)} />
+                        <span class="speed-value">{ format!("{}/s", SPEEDS[state.speed]) }</span>
                         <span class="clock">{ format!("step {} · {} ms", view.step, view.time_ms) }</span>
+                    </div>
+                    <div class="timeline" role="group" aria-label="Timeline">
+                        <label for="timeline">{ "Timeline" }</label>
+                        <input id="timeline" type="range" min="0" max={(timeline_len - 1).to_string()} value={timeline_index.to_string()}
+                            oninput={timeline_input(&state)} />
+                        <span class="timeline-value">{ format!("{} / {}", timeline_index, timeline_len - 1) }</span>
                     </div>
                     if let Some(error) = &state.error {
                         <p class="error" role="alert">{ error }</p>
@@ -144,6 +239,99 @@ pub fn app() -> Html {
             </main>
         </div>
     }
+}
+
+fn dispatcher(state: &UseReducerHandle<AppState>, action: impl Fn() -> Action + 'static) -> Callback<MouseEvent> {
+    let state = state.clone();
+    Callback::from(move |_| state.dispatch(action()))
+}
+
+fn range_value(e: &InputEvent) -> Option<usize> {
+    e.target_dyn_into::<web_sys::HtmlInputElement>().and_then(|i| i.value().parse().ok())
+}
+
+fn speed_input(state: &UseReducerHandle<AppState>) -> Callback<InputEvent> {
+    let state = state.clone();
+    Callback::from(move |e: InputEvent| {
+        if let Some(v) = range_value(&e) {
+            state.dispatch(Action::SetSpeed(v));
+        }
+    })
+}
+
+fn timeline_input(state: &UseReducerHandle<AppState>) -> Callback<InputEvent> {
+    let state = state.clone();
+    Callback::from(move |e: InputEvent| {
+        if let Some(v) = range_value(&e) {
+            state.dispatch(Action::GoTo(v));
+        }
+    })
+}
+
+/// Listeners on the window and document that live as long as the app.
+struct GlobalListeners {
+    #[cfg(target_arch = "wasm32")]
+    keydown: wasm_bindgen::closure::Closure<dyn Fn(web_sys::KeyboardEvent)>,
+    #[cfg(target_arch = "wasm32")]
+    visibility: wasm_bindgen::closure::Closure<dyn Fn(web_sys::Event)>,
+}
+
+impl Drop for GlobalListeners {
+    fn drop(&mut self) {
+        #[cfg(target_arch = "wasm32")]
+        {
+            use wasm_bindgen::JsCast;
+            if let Some(window) = web_sys::window() {
+                let _ = window.remove_event_listener_with_callback("keydown", self.keydown.as_ref().unchecked_ref());
+                if let Some(document) = window.document() {
+                    let _ = document
+                        .remove_event_listener_with_callback("visibilitychange", self.visibility.as_ref().unchecked_ref());
+                }
+            }
+        }
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+fn install_global_listeners(state: UseReducerHandle<AppState>) -> GlobalListeners {
+    use wasm_bindgen::closure::Closure;
+    use wasm_bindgen::JsCast;
+    let keys_state = state.clone();
+    let keydown = Closure::<dyn Fn(web_sys::KeyboardEvent)>::new(move |e: web_sys::KeyboardEvent| {
+        // Typing in a field must not drive the simulation, and Space on a
+        // focused button already presses that button.
+        let tag = e.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()).map(|el| el.tag_name());
+        let typing = matches!(tag.as_deref(), Some("INPUT" | "SELECT" | "TEXTAREA"));
+        let space_on_button = tag.as_deref() == Some("BUTTON") && e.key() == " ";
+        if typing || space_on_button || e.ctrl_key() || e.meta_key() || e.alt_key() {
+            return;
+        }
+        let action = match e.key().as_str() {
+            " " => Action::TogglePlay,
+            "ArrowRight" => Action::Step,
+            "ArrowLeft" => Action::StepBack,
+            _ => return,
+        };
+        e.prevent_default();
+        keys_state.dispatch(action);
+    });
+    let visibility = Closure::<dyn Fn(web_sys::Event)>::new(move |_| {
+        if web_sys::window().and_then(|w| w.document()).is_some_and(|d| d.hidden()) {
+            state.dispatch(Action::Pause);
+        }
+    });
+    if let Some(window) = web_sys::window() {
+        let _ = window.add_event_listener_with_callback("keydown", keydown.as_ref().unchecked_ref());
+        if let Some(document) = window.document() {
+            let _ = document.add_event_listener_with_callback("visibilitychange", visibility.as_ref().unchecked_ref());
+        }
+    }
+    GlobalListeners { keydown, visibility }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn install_global_listeners(_state: UseReducerHandle<AppState>) -> GlobalListeners {
+    GlobalListeners {}
 }
 
 #[derive(Properties, PartialEq)]

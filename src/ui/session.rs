@@ -4,23 +4,54 @@
 //! This is plain Rust, so native tests cover it.
 
 use crate::sim::config::{ConsumerConfig, ProducerConfig, TopicSpec};
-use crate::sim::simulation::{ClientSpec, ClusterConfig, Command, CommandError, ConfigError, Simulation};
+use crate::sim::simulation::{ClientSpec, ClusterConfig, Command, CommandError, ConfigError, Simulation, Snapshot};
 use crate::sim::trace::TraceEvent;
 use crate::sim::view::ClusterView;
 
 /// The seed a fresh page starts with.
 pub const DEFAULT_SEED: u64 = 1;
 
+/// Where the session is: how many simulation steps ran and how many user
+/// commands were issued. Together they name a state exactly, because the
+/// simulation is deterministic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Position {
+    pub steps: u64,
+    pub commands: usize,
+}
+
+/// How many positions apart the session keeps full snapshots; anything in
+/// between is rebuilt by replaying from the snapshot before it.
+const SNAPSHOT_EVERY: usize = 64;
+
 #[derive(Clone, Debug)]
 pub struct Session {
     sim: Simulation,
-    /// One snapshot before every action that changed the simulation.
-    history: Vec<Simulation>,
+    /// Every command issued, with the step count at which it was issued:
+    /// with the seed and the configuration, the whole session.
+    commands: Vec<(u64, Command)>,
+    /// The position after each user action (a step or a command), oldest
+    /// first; the timeline.
+    positions: Vec<Position>,
+    /// Which position the simulation is at now. Positions after it are the
+    /// future a Step re-plays until a new command replaces it.
+    cursor: usize,
+    /// Snapshots at some positions: (index into `positions`, snapshot,
+    /// commands issued by then).
+    snapshots: Vec<(usize, Snapshot, usize)>,
 }
 
 impl Session {
     pub fn new(config: ClusterConfig, seed: u64) -> Result<Self, ConfigError> {
-        Ok(Self { sim: Simulation::new(config, seed)?, history: Vec::new() })
+        let mut sim = Simulation::new(config, seed)?;
+        let start = sim.snapshot();
+        Ok(Self {
+            sim,
+            commands: Vec::new(),
+            positions: vec![Position { steps: 0, commands: 0 }],
+            cursor: 0,
+            snapshots: vec![(0, start, 0)],
+        })
     }
 
     pub fn sim(&self) -> &Simulation {
@@ -31,43 +62,124 @@ impl Session {
         self.sim.view()
     }
 
-    /// Processes the next event that does something visible; false when
-    /// there was none (nothing changes). A timer that finds nothing to do
-    /// leaves no trace, so it is folded into the next step.
+    /// The commands issued up to the current position, each with the step
+    /// count it came at.
+    pub fn commands(&self) -> &[(u64, Command)] {
+        &self.commands[..self.positions[self.cursor].commands]
+    }
+
+    /// How many positions the timeline holds.
+    pub fn timeline_len(&self) -> usize {
+        self.positions.len()
+    }
+
+    /// Where on the timeline the session is.
+    pub fn timeline_index(&self) -> usize {
+        self.cursor
+    }
+
+    /// Drops the future after the cursor: a new action starts a new branch.
+    fn cut_future(&mut self) {
+        if self.cursor + 1 < self.positions.len() {
+            self.positions.truncate(self.cursor + 1);
+            self.commands.truncate(self.positions[self.cursor].commands);
+            let cursor = self.cursor;
+            self.snapshots.retain(|(i, _, _)| *i <= cursor);
+        }
+    }
+
+    fn record_position(&mut self) {
+        self.positions.push(Position { steps: self.sim.steps(), commands: self.commands.len() });
+        self.cursor = self.positions.len() - 1;
+        if self.cursor % SNAPSHOT_EVERY == 0 {
+            let snap = self.sim.snapshot();
+            self.snapshots.push((self.cursor, snap, self.commands.len()));
+        }
+    }
+
+    /// Moves one position forward: through the recorded future if there is
+    /// one, else by processing the next event that does something visible.
+    /// A timer that finds nothing to do leaves no trace, so it is folded into
+    /// the next step. False when nothing is left to do.
     pub fn step(&mut self) -> bool {
+        if self.cursor + 1 < self.positions.len() {
+            self.go_to(self.cursor + 1);
+            return true;
+        }
         if !self.sim.has_pending() {
             return false;
         }
-        self.history.push(self.sim.clone());
         let before = self.sim.trace().len();
         while self.sim.step() {
             if self.sim.trace().len() > before {
                 break;
             }
         }
+        self.record_position();
         true
     }
 
-    /// Undoes the last step or command; false when at the start.
-    pub fn step_back(&mut self) -> bool {
-        match self.history.pop() {
-            Some(previous) => {
-                self.sim = previous;
-                true
-            }
-            None => false,
+    /// Runs up to `n` steps; returns how many ran.
+    pub fn step_many(&mut self, n: u32) -> u32 {
+        let mut done = 0;
+        while done < n && self.step() {
+            done += 1;
         }
+        done
+    }
+
+    /// Goes back one position; false when at the start.
+    pub fn step_back(&mut self) -> bool {
+        if self.cursor == 0 {
+            return false;
+        }
+        self.go_to(self.cursor - 1);
+        true
+    }
+
+    /// Moves to any position of the timeline, exactly: from the nearest
+    /// snapshot at or before it (or from here, when that is nearer), the
+    /// recorded commands and steps are replayed.
+    pub fn go_to(&mut self, index: usize) {
+        if index >= self.positions.len() || index == self.cursor {
+            return;
+        }
+        let target = self.positions[index];
+        let snapshot = self.snapshots.iter().rev().find(|(i, _, _)| *i <= index);
+        let mut applied = self.positions[self.cursor].commands;
+        match snapshot {
+            Some((i, snap, commands)) if index < self.cursor || *i > self.cursor => {
+                self.sim.restore(snap);
+                applied = *commands;
+            }
+            _ => {}
+        }
+        loop {
+            if applied < target.commands && self.commands[applied].0 == self.sim.steps() {
+                // Commands were valid when first issued, and replay reaches
+                // the same state, so they are valid again.
+                let _ = self.sim.command(self.commands[applied].1.clone());
+                applied += 1;
+            } else if self.sim.steps() < target.steps {
+                self.sim.step();
+            } else {
+                break;
+            }
+        }
+        self.cursor = index;
     }
 
     pub fn can_step_back(&self) -> bool {
-        !self.history.is_empty()
+        self.cursor > 0
     }
 
-    /// Issues a user command; a refused one changes nothing.
+    /// Issues a user command; a refused one changes nothing. A command given
+    /// after stepping back replaces the future that was there.
     pub fn command(&mut self, command: Command) -> Result<(), CommandError> {
-        let before = self.sim.clone();
-        self.sim.command(command)?;
-        self.history.push(before);
+        self.sim.command(command.clone())?;
+        self.cut_future();
+        self.commands.push((self.sim.steps(), command));
+        self.record_position();
         Ok(())
     }
 
@@ -147,6 +259,65 @@ mod tests {
         assert!(s.step_back());
         assert!(s.step());
         assert_eq!(s.view(), again);
+    }
+
+    #[test]
+    fn step_back_far_from_a_snapshot_replays_exactly() {
+        let mut s = Session::default();
+        let mut views = vec![s.view()];
+        for i in 0..300 {
+            if i % 50 == 10 {
+                s.command(produce()).unwrap();
+            } else {
+                s.step();
+            }
+            views.push(s.view());
+        }
+        // Walk back through every position: each must equal what was shown.
+        for expected in views.iter().rev().skip(1).take(150) {
+            assert!(s.step_back());
+            assert_eq!(&s.view(), expected);
+        }
+        // Jump further back in one go, then forward through the recorded
+        // future (which holds commands), then back again: the same states.
+        s.go_to(20);
+        assert_eq!(s.view(), views[20]);
+        s.go_to(280);
+        assert_eq!(s.view(), views[280]);
+        for expected in &views[281..=290] {
+            assert!(s.step());
+            assert_eq!(&s.view(), expected);
+        }
+        s.go_to(20);
+        assert_eq!(s.view(), views[20]);
+        let hash_at_20 = s.sim().trace_hash();
+        let mut again = Session::default();
+        for i in 0..20 {
+            if i % 50 == 10 {
+                again.command(produce()).unwrap();
+            } else {
+                again.step();
+            }
+        }
+        assert_eq!(again.sim().trace_hash(), hash_at_20);
+    }
+
+    #[test]
+    fn a_command_after_stepping_back_replaces_the_future() {
+        let mut s = Session::default();
+        for _ in 0..10 {
+            s.step();
+        }
+        s.command(produce()).unwrap();
+        for _ in 0..5 {
+            s.step();
+        }
+        s.go_to(5);
+        assert_eq!(s.timeline_len(), 17);
+        s.command(produce()).unwrap();
+        assert_eq!(s.timeline_len(), 7, "the old future is gone");
+        assert_eq!(s.commands().len(), 1);
+        assert_eq!(s.commands()[0].0, s.sim().steps());
     }
 
     #[test]

@@ -105,12 +105,20 @@ test('step back restores exactly the previous view', async () => {
   const step = page.getByRole('button', { name: 'Step', exact: true });
   await page.getByRole('button', { name: 'Produce', exact: true }).click();
   for (let i = 0; i < 25; i++) await step.click();
-  const main = page.locator('main');
-  const before = await main.innerText();
+  // Everything that shows the simulation's state (the timeline, which
+  // remembers the step that was undone, is not part of it).
+  const shown = async () => {
+    const parts = [];
+    for (const selector of ['.clock', '.narration', '.partitions-overview', '.cluster', '.produced', '.consumed']) {
+      parts.push(await page.locator(selector).innerText());
+    }
+    return parts.join('\n');
+  };
+  const before = await shown();
   await step.click();
-  assert.notEqual(await main.innerText(), before, 'a step changes the page');
+  assert.notEqual(await shown(), before, 'a step changes the page');
   await page.getByRole('button', { name: 'Step back', exact: true }).click();
-  assert.equal(await main.innerText(), before);
+  assert.equal(await shown(), before);
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -124,6 +132,57 @@ test('a bad fetch offset shows a clear message and changes nothing', async () =>
   await page.getByRole('alert').waitFor();
   assert.match(await page.getByRole('alert').textContent(), /not a whole number/);
   assert.equal(await clock.textContent(), before);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('play runs the simulation by itself, pause stops it, and the keyboard steps', async () => {
+  const { page, problems } = await openApp(context, server.url);
+  const clock = page.locator('.clock');
+  const stepOf = async () => Number(/step (\d+)/.exec(await clock.textContent())[1]);
+  await page.getByRole('slider', { name: 'Speed' }).fill('12');
+  await page.getByRole('button', { name: 'Play', exact: true }).click();
+  await page.waitForFunction(() => /step (\d+)/.exec(document.querySelector('.clock').textContent)[1] > 200);
+  await page.getByRole('button', { name: 'Pause', exact: true }).click();
+  const paused = await stepOf();
+  // Paused means no more steps: the Play button is back, and the clock
+  // stays put across several animation frames.
+  await page.getByRole('button', { name: 'Play', exact: true }).waitFor();
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => requestAnimationFrame(r)))));
+  assert.equal(await stepOf(), paused);
+  await page.locator('h1').click();
+  await page.keyboard.press('ArrowRight');
+  await page.waitForFunction((n) => /step (\d+)/.exec(document.querySelector('.clock').textContent)[1] > n, paused);
+  const afterRight = await stepOf();
+  await page.keyboard.press('ArrowLeft');
+  await page.waitForFunction((n) => Number(/step (\d+)/.exec(document.querySelector('.clock').textContent)[1]) < n, afterRight);
+  assert.equal(await stepOf(), paused);
+  await page.keyboard.press(' ');
+  await page.getByRole('button', { name: 'Pause', exact: true }).waitFor();
+  await page.keyboard.press(' ');
+  await page.getByRole('button', { name: 'Play', exact: true }).waitFor();
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('the timeline scrubs back and forward through the same run', async () => {
+  const { page, problems } = await openApp(context, server.url);
+  const step = page.getByRole('button', { name: 'Step', exact: true });
+  await page.getByRole('button', { name: 'Produce', exact: true }).click();
+  const views = [];
+  for (let i = 0; i < 30; i++) {
+    await step.click();
+    views.push(await page.locator('main .cluster').innerText());
+  }
+  // Position 0 is the start, 1 the Produce, and 2 onwards each step:
+  // views[i] was shown at position i + 2.
+  const timeline = page.getByRole('slider', { name: 'Timeline' });
+  await timeline.fill('12');
+  assert.equal(await page.locator('main .cluster').innerText(), views[10]);
+  await timeline.fill('31');
+  assert.equal(await page.locator('main .cluster').innerText(), views[29]);
+  await timeline.fill('5');
+  assert.equal(await page.locator('main .cluster').innerText(), views[3]);
   assert.deepEqual(problems, []);
   await page.close();
 });
