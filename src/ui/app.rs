@@ -1,7 +1,7 @@
 //! The components. They draw the simulation's view model and narrate its
 //! trace; every change goes through [`Action`] and the [`Session`].
 
-use super::narrate::narrate;
+use super::i18n::Lang;
 use super::session::{producer_for_acks, Session, CONSUMER};
 use crate::sim::client::producer::RecordState;
 use crate::sim::ids::NodeId;
@@ -24,6 +24,7 @@ pub struct AppState {
     playing: bool,
     /// An index into [`SPEEDS`].
     speed: usize,
+    lang: Lang,
 }
 
 impl PartialEq for AppState {
@@ -34,7 +35,14 @@ impl PartialEq for AppState {
 
 impl Default for AppState {
     fn default() -> Self {
-        Self { session: Rc::new(RefCell::new(Session::default())), version: 0, error: None, playing: false, speed: 4 }
+        Self {
+            session: Rc::new(RefCell::new(Session::default())),
+            version: 0,
+            error: None,
+            playing: false,
+            speed: 4,
+            lang: saved_language().unwrap_or_default(),
+        }
     }
 }
 
@@ -62,6 +70,7 @@ pub enum Action {
     /// One tick of the play timer.
     Tick,
     GoTo(usize),
+    ToggleLanguage,
     Produce { key: String, value: String, acks: i16 },
     Fetch { partition: u32, offset: Option<i64>, min_bytes: i32, max_wait_ms: i32 },
     ShowError(String),
@@ -72,7 +81,7 @@ impl Reducible for AppState {
 
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
         let mut error = None;
-        let (mut playing, mut speed) = (self.playing, self.speed);
+        let (mut playing, mut speed, mut lang) = (self.playing, self.speed, self.lang);
         {
             let mut session = self.session.borrow_mut();
             let result: Result<(), String> = match action {
@@ -110,6 +119,11 @@ impl Reducible for AppState {
                     }
                     Ok(())
                 }
+                Action::ToggleLanguage => {
+                    lang = lang.other();
+                    save_language(lang);
+                    Ok(())
+                }
                 Action::GoTo(index) => {
                     playing = false;
                     session.go_to(index);
@@ -141,7 +155,7 @@ impl Reducible for AppState {
                 error = Some(e);
             }
         }
-        Rc::new(AppState { session: self.session.clone(), version: self.version + 1, error, playing, speed })
+        Rc::new(AppState { session: self.session.clone(), version: self.version + 1, error, playing, speed, lang })
     }
 }
 
@@ -150,7 +164,9 @@ pub fn app() -> Html {
     let state = use_reducer(AppState::default);
     let session = state.session.borrow();
     let view = session.view();
-    let narration: Vec<String> = session.last_step_trace().iter().map(narrate).collect();
+    let lang = state.lang;
+    let t = lang.texts();
+    let narration: Vec<String> = session.last_step_trace().iter().map(|e| narrate_in(lang, e)).collect();
     let can_step = session.sim().has_pending();
     let can_step_back = session.can_step_back();
     let (timeline_len, timeline_index) = (session.timeline_len(), session.timeline_index());
@@ -188,32 +204,37 @@ pub fn app() -> Html {
     };
 
     html! {
-        <div class="app">
+        <ContextProvider<Lang> context={lang}>
+        <div class="app" lang={lang.code()}>
             <header class="app-header">
-                <h1>{ "KafkaScope" }</h1>
-                <p class="tagline">{ "A Kafka cluster running in your browser. Send a record, then step through every hop it makes." }</p>
+                <div class="title-row">
+                    <h1>{ "KafkaScope" }</h1>
+                    <button class="language" onclick={dispatcher(&state, || Action::ToggleLanguage)}
+                        aria-label="Language" title="English / 한국어">{ t.switch_language }</button>
+                </div>
+                <p class="tagline">{ t.tagline }</p>
             </header>
             <main>
                 <section class="controls" aria-label="Controls">
                     <ProduceForm state={state.clone()} />
                     <FetchForm state={state.clone()} partitions={view.partitions.len() as u32} />
                     <div class="step-controls" role="group" aria-label="Stepping">
-                        <button onclick={on_step_back} disabled={!can_step_back} aria-label="Step back" title="Step back (←)">{ "◀ Step back" }</button>
-                        <button onclick={on_step} disabled={!can_step} aria-label="Step" title="Step (→)">{ "Step ▶" }</button>
+                        <button onclick={on_step_back} disabled={!can_step_back} aria-label="Step back" title="Step back (←)">{ t.step_back }</button>
+                        <button onclick={on_step} disabled={!can_step} aria-label="Step" title="Step (→)">{ t.step }</button>
                         if state.playing {
-                            <button onclick={dispatcher(&state, || Action::Pause)} aria-label="Pause" title="Pause (Space)">{ "⏸ Pause" }</button>
+                            <button onclick={dispatcher(&state, || Action::Pause)} aria-label="Pause" title="Pause (Space)">{ t.pause }</button>
                         } else {
-                            <button onclick={dispatcher(&state, || Action::Play)} disabled={!can_step} aria-label="Play" title="Play (Space)">{ "⏵ Play" }</button>
+                            <button onclick={dispatcher(&state, || Action::Play)} disabled={!can_step} aria-label="Play" title="Play (Space)">{ t.play }</button>
                         }
-                        <label for="speed">{ "Speed" }</label>
+                        <label for="speed">{ t.speed }</label>
                         <input id="speed" type="range" min="0" max={(SPEEDS.len() - 1).to_string()} value={state.speed.to_string()}
                             aria-valuetext={format!("{} steps per second", SPEEDS[state.speed])}
                             oninput={speed_input(&state)} />
-                        <span class="speed-value">{ format!("{}/s", SPEEDS[state.speed]) }</span>
-                        <span class="clock">{ format!("step {} · {} ms", view.step, view.time_ms) }</span>
+                        <span class="speed-value">{ format!("{}{}", SPEEDS[state.speed], t.per_second) }</span>
+                        <span class="clock" aria-label={format!("step {} · {} ms", view.step, view.time_ms)}>{ format!("{} {} · {} ms", t.step_word, view.step, view.time_ms) }</span>
                     </div>
                     <div class="timeline" role="group" aria-label="Timeline">
-                        <label for="timeline">{ "Timeline" }</label>
+                        <label for="timeline">{ t.timeline }</label>
                         <input id="timeline" type="range" min="0" max={(timeline_len - 1).to_string()} value={timeline_index.to_string()}
                             oninput={timeline_input(&state)} />
                         <span class="timeline-value">{ format!("{} / {}", timeline_index, timeline_len - 1) }</span>
@@ -223,9 +244,9 @@ pub fn app() -> Html {
                     }
                 </section>
                 <section class="narration" aria-label="What just happened" aria-live="polite">
-                    <h2>{ "What just happened" }</h2>
+                    <h2>{ t.what_just_happened }</h2>
                     if narration.is_empty() {
-                        <p class="hint">{ "Press Step to start the brokers, or Produce to send a record, then Step to move it one hop." }</p>
+                        <p class="hint">{ t.start_hint }</p>
                     } else {
                         <ul>{ for narration.iter().map(|n| html! { <li>{ n }</li> }) }</ul>
                     }
@@ -238,7 +259,51 @@ pub fn app() -> Html {
                 </div>
             </main>
         </div>
+        </ContextProvider<Lang>>
     }
+}
+
+/// What a delayed operation waits for, in the chosen language.
+fn describe_wait_in(lang: Lang, wait: &crate::sim::trace::WaitReason) -> String {
+    match lang {
+        Lang::En => super::narrate::describe_wait(wait),
+        Lang::Ko => super::narrate::describe_wait(wait),
+    }
+}
+
+/// Narration in the chosen language.
+fn narrate_in(lang: Lang, event: &crate::sim::trace::TraceEvent) -> String {
+    match lang {
+        Lang::En => super::narrate::narrate(event),
+        Lang::Ko => super::narrate::narrate(event),
+    }
+}
+
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+const LANGUAGE_KEY: &str = "kafkascope.lang";
+
+/// The language chosen on an earlier visit, if the browser kept it.
+fn saved_language() -> Option<Lang> {
+    #[cfg(target_arch = "wasm32")]
+    {
+        let storage = web_sys::window()?.local_storage().ok()??;
+        Lang::from_code(&storage.get_item(LANGUAGE_KEY).ok()??)
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    None
+}
+
+fn save_language(lang: Lang) {
+    #[cfg(target_arch = "wasm32")]
+    if let Some(storage) = web_sys::window().and_then(|w| w.local_storage().ok().flatten()) {
+        let _ = storage.set_item(LANGUAGE_KEY, lang.code());
+    }
+    #[cfg(target_arch = "wasm32")]
+    if let Some(root) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.document_element()) {
+        let _ = root.set_attribute("lang", lang.code());
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = lang;
 }
 
 fn dispatcher(state: &UseReducerHandle<AppState>, action: impl Fn() -> Action + 'static) -> Callback<MouseEvent> {
@@ -341,6 +406,7 @@ struct ProduceFormProps {
 
 #[function_component(ProduceForm)]
 fn produce_form(props: &ProduceFormProps) -> Html {
+    let t = use_context::<Lang>().unwrap_or_default().texts();
     let key = use_node_ref();
     let value = use_node_ref();
     let acks = use_node_ref();
@@ -355,17 +421,17 @@ fn produce_form(props: &ProduceFormProps) -> Html {
     };
     html! {
         <form class="produce-form" {onsubmit} aria-label="Produce a record">
-            <label for="produce-key">{ "Key" }</label>
-            <input id="produce-key" ref={key} type="text" value="user-42" />
-            <label for="produce-value">{ "Value" }</label>
-            <input id="produce-value" ref={value} type="text" value="hello" />
-            <label for="produce-acks">{ "Acks" }</label>
-            <select id="produce-acks" ref={acks} title="acks is a producer setting: each choice uses its own producer">
+            <label for="produce-key">{ t.key }</label>
+            <input id="produce-key" ref={key} type="text" value="user-42" aria-label="Key" />
+            <label for="produce-value">{ t.value }</label>
+            <input id="produce-value" ref={value} type="text" value="hello" aria-label="Value" />
+            <label for="produce-acks">{ t.acks }</label>
+            <select id="produce-acks" ref={acks} aria-label="Acks" title={t.acks_hint}>
                 <option value="-1" selected=true>{ "all (-1)" }</option>
                 <option value="1">{ "1" }</option>
                 <option value="0">{ "0" }</option>
             </select>
-            <button type="submit" aria-label="Produce">{ "Produce" }</button>
+            <button type="submit" aria-label="Produce">{ t.produce }</button>
         </form>
     }
 }
@@ -378,6 +444,8 @@ struct FetchFormProps {
 
 #[function_component(FetchForm)]
 fn fetch_form(props: &FetchFormProps) -> Html {
+    let lang = use_context::<Lang>().unwrap_or_default();
+    let t = lang.texts();
     let partition = use_node_ref();
     let offset = use_node_ref();
     let min_bytes = use_node_ref();
@@ -401,7 +469,8 @@ fn fetch_form(props: &FetchFormProps) -> Html {
                 match offset_text.trim().parse::<i64>() {
                     Ok(o) => Some(o),
                     Err(_) => {
-                        state.dispatch(Action::ShowError(format!("The fetch offset {offset_text:?} is not a whole number.")));
+                        let t = lang.texts();
+                        state.dispatch(Action::ShowError(format!("{} {offset_text:?} {}.", t.offset, t.not_a_whole_number)));
                         return;
                     }
                 }
@@ -413,17 +482,17 @@ fn fetch_form(props: &FetchFormProps) -> Html {
     };
     html! {
         <form class="fetch-form" {onsubmit} aria-label="Fetch records">
-            <label for="fetch-partition">{ "Partition" }</label>
-            <select id="fetch-partition" ref={partition}>
+            <label for="fetch-partition">{ t.partition }</label>
+            <select id="fetch-partition" ref={partition} aria-label="Partition">
                 { for (0..props.partitions).map(|p| html! { <option value={p.to_string()}>{ p }</option> }) }
             </select>
-            <label for="fetch-offset">{ "Offset" }</label>
-            <input id="fetch-offset" ref={offset} type="text" inputmode="numeric" placeholder="next" size="5" />
-            <label for="fetch-min-bytes">{ "Min bytes" }</label>
-            <input id="fetch-min-bytes" ref={min_bytes} type="text" inputmode="numeric" value="1" size="5" />
-            <label for="fetch-max-wait">{ "Max wait ms" }</label>
-            <input id="fetch-max-wait" ref={max_wait} type="text" inputmode="numeric" value="500" size="5" />
-            <button type="submit" aria-label="Fetch">{ "Fetch" }</button>
+            <label for="fetch-offset">{ t.offset }</label>
+            <input id="fetch-offset" ref={offset} type="text" inputmode="numeric" placeholder={t.offset_placeholder} size="5" aria-label="Offset" />
+            <label for="fetch-min-bytes">{ t.min_bytes }</label>
+            <input id="fetch-min-bytes" ref={min_bytes} type="text" inputmode="numeric" value="1" size="5" aria-label="Min bytes" />
+            <label for="fetch-max-wait">{ t.max_wait_ms }</label>
+            <input id="fetch-max-wait" ref={max_wait} type="text" inputmode="numeric" value="500" size="5" aria-label="Max wait ms" />
+            <button type="submit" aria-label="Fetch">{ t.fetch }</button>
         </form>
     }
 }
@@ -435,9 +504,10 @@ struct PartitionsProps {
 
 #[function_component(Partitions)]
 fn partitions(props: &PartitionsProps) -> Html {
+    let t = use_context::<Lang>().unwrap_or_default().texts();
     html! {
         <section class="partitions-overview" aria-label="Partitions">
-            <h2>{ "Partitions" }</h2>
+            <h2>{ t.partitions }</h2>
             <div class="partition-list">
             { for props.partitions.iter().map(|p| {
                 let max = p.replica_offsets.iter().map(|(_, leo, _)| *leo).max().unwrap_or(0).max(1);
@@ -447,17 +517,19 @@ fn partitions(props: &PartitionsProps) -> Html {
                         <h3>{ format!("{}-{}", p.topic, p.partition) }</h3>
                         <p class="partition-facts">
                             <span>{ format!("Leader: {leader}") }</span>
-                            <span>{ format!(" · epoch {}", p.leader_epoch) }</span>
+                            <span>{ format!(" · {} {}", t.epoch, p.leader_epoch) }</span>
                             <span>{ format!(" · ISR {:?}", p.isr) }</span>
                             <span>{ format!(" · HW {}", p.high_watermark) }</span>
                         </p>
                         <ul class="replica-bars">
                         { for p.replica_offsets.iter().map(|(b, leo, hw)| {
-                            let role = if Some(*b) == p.leader { "leader" } else { "follower" };
+                            let leads = Some(*b) == p.leader;
+                            let (role, role_text) = if leads { ("leader", t.leader_word) } else { ("follower", t.follower_word) };
                             let in_isr = p.isr.contains(b);
+                            let isr_note = if in_isr { String::new() } else { format!(", {}", t.out_of_isr) };
                             html! {
                                 <li class={classes!("replica-bar", role, (!in_isr).then_some("out-of-isr"))}>
-                                    <span class="replica-name">{ format!("broker {b} ({role}{})", if in_isr { "" } else { ", out of ISR" }) }</span>
+                                    <span class="replica-name">{ format!("{} {b} ({role_text}{isr_note})", t.broker) }</span>
                                     <span class="bar" aria-hidden="true">
                                         <span class="bar-hw" style={format!("width: {}%", hw * 100 / max)}></span>
                                         <span class="bar-leo" style={format!("width: {}%", (leo - hw).max(0) * 100 / max)}></span>
@@ -482,16 +554,17 @@ struct ClusterProps {
 
 #[function_component(Cluster)]
 fn cluster(props: &ClusterProps) -> Html {
+    let t = use_context::<Lang>().unwrap_or_default().texts();
     let view = &props.view;
     html! {
         <section class="cluster" aria-label="Cluster">
             <p class="legend" aria-label="Legend">
-                { for legend().into_iter().map(|(t, text)| html! { <span class="legend-item"><TokenChip token={t} />{ text }</span> }) }
+                { for legend(t).into_iter().map(|(t, text)| html! { <span class="legend-item"><TokenChip token={t} />{ text }</span> }) }
             </p>
             <div class="network-box" aria-label="Network">
-                <h3>{ "On the network" }</h3>
+                <h3>{ t.on_the_network }</h3>
                 if view.in_flight.is_empty() {
-                    <p class="hint">{ "Nothing in flight." }</p>
+                    <p class="hint">{ t.nothing_in_flight }</p>
                 }
                 <ul class="in-flight">
                 { for view.in_flight.iter().map(|f| {
@@ -499,7 +572,7 @@ fn cluster(props: &ClusterProps) -> Html {
                     html! {
                         <li>
                             <TokenChip token={token} />
-                            <span class="route">{ format!(" {} → {} (arrives {} ms)", f.from, f.to, f.arrives_at_ms) }</span>
+                            <span class="route">{ format!(" {} → {} ({} {} ms)", f.from, f.to, t.arrives, f.arrives_at_ms) }</span>
                         </li>
                     }
                 }) }
@@ -511,16 +584,16 @@ fn cluster(props: &ClusterProps) -> Html {
 }
 
 /// One token of each kind, to explain the colours.
-fn legend() -> Vec<(Token, &'static str)> {
+fn legend(t: &'static super::i18n::Texts) -> Vec<(Token, &'static str)> {
     let id = crate::sim::ids::RequestId { client: NodeId::Client(0), correlation_id: 0 };
     let follower = crate::sim::ids::RequestId { client: NodeId::Broker(0), correlation_id: 0 };
     let token = |request, api, direction, follower_fetch| Token { request, api, direction, follower_fetch };
     vec![
-        (token(id, ApiKey::Produce, Direction::Request, false), " a producer's records"),
-        (token(id, ApiKey::Fetch, Direction::Request, false), " a consumer reading"),
-        (token(follower, ApiKey::Fetch, Direction::Request, true), " a follower copying the leader"),
-        (token(id, ApiKey::Metadata, Direction::Request, false), " who leads what"),
-        (token(id, ApiKey::Produce, Direction::Response, false), " outlined: a response"),
+        (token(id, ApiKey::Produce, Direction::Request, false), t.legend_produce),
+        (token(id, ApiKey::Fetch, Direction::Request, false), t.legend_fetch),
+        (token(follower, ApiKey::Fetch, Direction::Request, true), t.legend_follower_fetch),
+        (token(id, ApiKey::Metadata, Direction::Request, false), t.legend_metadata),
+        (token(id, ApiKey::Produce, Direction::Response, false), t.legend_response),
     ]
 }
 
@@ -531,6 +604,8 @@ struct BrokerProps {
 
 #[function_component(Broker)]
 fn broker(props: &BrokerProps) -> Html {
+    let lang = use_context::<Lang>().unwrap_or_default();
+    let t = lang.texts();
     let b = &props.broker;
     let label = format!("Broker {}", b.id);
     let purgatory: Vec<Token> =
@@ -541,41 +616,44 @@ fn broker(props: &BrokerProps) -> Html {
         .iter()
         .chain(b.purgatory.fetch.iter())
         .map(|op| {
-            let why: Vec<String> = op.waits.iter().map(super::narrate::describe_wait).collect();
+            let why: Vec<String> = op.waits.iter().map(|w| describe_wait_in(lang, w)).collect();
             format!("{}: {}", op.token.request, why.join("; "))
         })
         .collect();
     html! {
         <section class="broker" role="region" aria-label={label.clone()}>
-            <h2>{ label }</h2>
+            <h2>{ format!("{} {}", t.broker, b.id) }</h2>
             <div class="pipeline">
-                <Stage title="Socket receive buffer" tokens={b.socket_receive_buffer.clone()} />
+                <Stage title="Socket receive buffer" shown={t.socket_receive_buffer} tokens={b.socket_receive_buffer.clone()} />
                 <div class="stage-group">
-                    { for b.network_threads.iter().map(|t| {
-                        let mut tokens: Vec<Token> = t.work.iter().cloned().collect();
-                        tokens.extend(t.blocked.iter().cloned());
-                        html! { <Stage title={format!("Network thread {}", t.id)} {tokens} /> }
+                    { for b.network_threads.iter().map(|nt| {
+                        let mut tokens: Vec<Token> = nt.work.iter().cloned().collect();
+                        tokens.extend(nt.blocked.iter().cloned());
+                        html! { <Stage title={format!("Network thread {}", nt.id)} shown={format!("{} {}", t.network_thread, nt.id)} {tokens} /> }
                     }) }
                 </div>
                 <Stage
                     title={format!("Request queue ({}/{})", b.request_queue.len(), b.request_queue_capacity)}
+                    shown={format!("{} ({}/{})", t.request_queue, b.request_queue.len(), b.request_queue_capacity)}
                     tokens={b.request_queue.clone()} />
                 <div class="stage-group">
-                    { for b.io_threads.iter().map(|t| html! {
-                        <Stage title={format!("I/O thread {}", t.id)} tokens={t.work.iter().cloned().collect::<Vec<_>>()} />
+                    { for b.io_threads.iter().map(|io| html! {
+                        <Stage title={format!("I/O thread {}", io.id)} shown={format!("{} {}", t.io_thread, io.id)}
+                            tokens={io.work.iter().cloned().collect::<Vec<_>>()} />
                     }) }
                 </div>
                 <div class="stage-group">
-                    <Stage title="Log append" tokens={b.log_append.clone()} />
-                    <Stage title="Log read" tokens={b.log_read.clone()} />
+                    <Stage title="Log append" shown={t.log_append} tokens={b.log_append.clone()} />
+                    <Stage title="Log read" shown={t.log_read} tokens={b.log_read.clone()} />
                 </div>
-                <Stage title="Purgatory" tokens={purgatory} />
+                <Stage title="Purgatory" shown={t.purgatory} tokens={purgatory} />
                 <div class="stage-group">
-                    { for b.network_threads.iter().map(|t| html! {
-                        <Stage title={format!("Response queue {}", t.id)} tokens={t.response_queue.clone()} />
+                    { for b.network_threads.iter().map(|nt| html! {
+                        <Stage title={format!("Response queue {}", nt.id)} shown={format!("{} {}", t.response_queue, nt.id)}
+                            tokens={nt.response_queue.clone()} />
                     }) }
                 </div>
-                <Stage title="Socket send buffer" tokens={b.socket_send_buffer.clone()} />
+                <Stage title="Socket send buffer" shown={t.socket_send_buffer} tokens={b.socket_send_buffer.clone()} />
             </div>
             if !waits.is_empty() {
                 <ul class="purgatory-waits" aria-label="Waiting in purgatory">
@@ -586,15 +664,16 @@ fn broker(props: &BrokerProps) -> Html {
                 { for b.replicas.iter().map(|r| html! {
                     <div class={classes!("replica", r.is_leader.then_some("leader"))}>
                         <strong>{ format!("{}-{}", r.topic, r.partition) }</strong>
-                        <span>{ if r.is_leader { " leader" } else { " follower" } }</span>
-                        <span class="replica-offsets">{ format!(" · LEO {} · HW {} · {} segment(s)", r.log_end_offset, r.high_watermark, r.segments.len()) }</span>
+                        <span>{ format!(" {}", if r.is_leader { t.leader_word } else { t.follower_word }) }</span>
+                        <span class="replica-offsets">{ format!(" · LEO {} · HW {} · {} {}", r.log_end_offset, r.high_watermark, r.segments.len(), t.segments) }</span>
                     </div>
                 }) }
             </div>
             if !b.fetchers.is_empty() {
                 <p class="fetchers">
                     { for b.fetchers.iter().map(|f| html! {
-                        <span class="fetcher">{ format!("Replica fetcher → broker {}{} ", f.leader, if f.in_flight { " (fetch in flight)" } else { "" }) }</span>
+                        <span class="fetcher">{ format!("{} → {} {}{} ", t.replica_fetcher, t.broker, f.leader,
+                            if f.in_flight { format!(" ({})", t.fetch_in_flight) } else { String::new() }) }</span>
                     }) }
                 </p>
             }
@@ -604,7 +683,10 @@ fn broker(props: &BrokerProps) -> Html {
 
 #[derive(Properties, PartialEq)]
 struct StageProps {
+    /// The English name, which is also the accessible name.
     title: AttrValue,
+    /// The name shown, in the page's language.
+    shown: AttrValue,
     tokens: Vec<Token>,
 }
 
@@ -613,7 +695,7 @@ fn stage(props: &StageProps) -> Html {
     let busy = if props.tokens.is_empty() { "stage" } else { "stage busy" };
     html! {
         <div class={busy} aria-label={props.title.clone()}>
-            <h4>{ props.title.clone() }</h4>
+            <h4>{ props.shown.clone() }</h4>
             <div class="tokens">
                 { for props.tokens.iter().map(|t| html! { <TokenChip token={t.clone()} /> }) }
             </div>
@@ -628,9 +710,10 @@ struct TokenProps {
 
 #[function_component(TokenChip)]
 fn token_chip(props: &TokenProps) -> Html {
+    let texts = use_context::<Lang>().unwrap_or_default().texts();
     let t = &props.token;
     let (kind, name) = match (t.api, t.follower_fetch) {
-        (ApiKey::Fetch, true) => ("follower-fetch", "Follower Fetch".to_string()),
+        (ApiKey::Fetch, true) => ("follower-fetch", texts.follower_fetch_label.to_string()),
         (ApiKey::Produce, _) => ("produce", "Produce".to_string()),
         (ApiKey::Fetch, false) => ("fetch", "Fetch".to_string()),
         (ApiKey::Metadata, _) => ("metadata", "Metadata".to_string()),
@@ -640,7 +723,7 @@ fn token_chip(props: &TokenProps) -> Html {
     let id = if t.request.correlation_id == 0 { String::new() } else { format!(" {}", t.request) };
     let (class, label) = match t.direction {
         Direction::Request => (classes!("token", kind), format!("{name}{id}")),
-        Direction::Response => (classes!("token", kind, "response"), format!("{name} response{id}")),
+        Direction::Response => (classes!("token", kind, "response"), format!("{name} {}{id}", texts.response_word)),
     };
     html! { <span {class}>{ label }</span> }
 }
@@ -652,27 +735,30 @@ struct ProducedProps {
 
 #[function_component(Produced)]
 fn produced(props: &ProducedProps) -> Html {
+    let t = use_context::<Lang>().unwrap_or_default().texts();
     let rows: Vec<(NodeId, i16, &crate::sim::client::producer::RecordOutcome)> =
         props.producers.iter().flat_map(|p| p.records.iter().map(move |r| (p.id, p.acks, r))).collect();
     html! {
         <section class="produced" aria-label="Produced records">
-            <h2>{ "Produced records" }</h2>
+            <h2>{ t.produced_records }</h2>
             if rows.is_empty() {
-                <p class="hint">{ "Nothing produced yet." }</p>
+                <p class="hint">{ t.nothing_produced }</p>
             }
             <ul>
             { for rows.iter().map(|(id, acks, r)| {
                 let acks = if *acks == -1 { "all".to_string() } else { acks.to_string() };
                 let key = r.key.clone().unwrap_or_else(|| "null".into());
                 let state = match &r.state {
-                    RecordState::AwaitingMetadata => "waiting for metadata".to_string(),
-                    RecordState::Accumulating => "in the producer's batch".to_string(),
-                    RecordState::InFlight { .. } => "waiting for the broker's answer".to_string(),
-                    RecordState::SentWithoutAck => format!("sent to partition {} with acks=0: no offset comes back", r.partition.unwrap_or(0)),
+                    RecordState::AwaitingMetadata => t.waiting_for_metadata.to_string(),
+                    RecordState::Accumulating => t.in_producer_batch.to_string(),
+                    RecordState::InFlight { .. } => t.waiting_for_broker.to_string(),
+                    RecordState::SentWithoutAck => format!("partition {}: {}", r.partition.unwrap_or(0), t.acks0_no_offset),
+                    // "partition P, offset N" stays in this form in both
+                    // languages: it is what tests and learners look for.
                     RecordState::Acknowledged { offset } => format!("partition {}, offset {offset}", r.partition.unwrap_or(0)),
-                    RecordState::Failed { error } => format!("failed with {error}"),
+                    RecordState::Failed { error } => format!("{} {error}", t.failed_with),
                 };
-                html! { <li class="produce-result">{ format!("{id} (acks={acks}) key {key}: {state}") }</li> }
+                html! { <li class="produce-result">{ format!("{id} (acks={acks}) {} {key}: {state}", t.key_word) }</li> }
             }) }
             </ul>
         </section>
@@ -686,22 +772,23 @@ struct ConsumedProps {
 
 #[function_component(Consumed)]
 fn consumed(props: &ConsumedProps) -> Html {
+    let t = use_context::<Lang>().unwrap_or_default().texts();
     html! {
         <section class="consumed" aria-label="Consumed records">
-            <h2>{ "Consumed records" }</h2>
+            <h2>{ t.consumed_records }</h2>
             { for props.consumers.iter().map(|c| html! {
                 <div>
                     if c.fetches.is_empty() {
-                        <p class="hint">{ "No fetch yet: press Fetch." }</p>
+                        <p class="hint">{ t.no_fetch_yet }</p>
                     }
                     <ul>
                     { for c.fetches.iter().map(|f| {
                         let text = match &f.result {
-                            None => format!("{} fetch {} from offset {}: waiting", f.request, f.partition, f.fetch_offset),
+                            None => format!("{} fetch {} offset {}: {}", f.request, f.partition, f.fetch_offset, t.waiting),
                             Some(r) if r.error.code() == 0 => format!(
-                                "{} fetch {} from offset {}: {} record(s), next offset {}, HW {}",
-                                f.request, f.partition, f.fetch_offset, r.records, r.next_offset, r.high_watermark),
-                            Some(r) => format!("{} fetch {} from offset {}: {}", f.request, f.partition, f.fetch_offset, r.error),
+                                "{} fetch {} offset {}: {} {}, {} {}, HW {}",
+                                f.request, f.partition, f.fetch_offset, r.records, t.records_word, t.next_offset, r.next_offset, r.high_watermark),
+                            Some(r) => format!("{} fetch {} offset {}: {}", f.request, f.partition, f.fetch_offset, r.error),
                         };
                         html! { <li class="fetch-result">{ text }</li> }
                     }) }

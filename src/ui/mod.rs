@@ -1,6 +1,7 @@
 //! The Yew front end. It reads the simulation's view model and trace only.
 
 pub mod app;
+pub mod i18n;
 pub mod narrate;
 pub mod session;
 
