@@ -154,15 +154,17 @@ impl TopicSpec {
     }
 }
 
-/// Which partitioner a producer uses for records without a key.
+/// Which partitioner a producer uses for records without an explicit partition.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub enum Partitioner {
-    /// Kafka's built-in behaviour since 3.3: stay on one partition for about
-    /// `batch.size` bytes, then switch.
+    /// Kafka's built-in behaviour since 3.3: murmur2 for a key; without one,
+    /// stay on one partition for about `batch.size` bytes, then switch.
     #[default]
     #[serde(rename = "sticky")]
     Sticky,
-    /// `org.apache.kafka.clients.producer.RoundRobinPartitioner`.
+    /// `org.apache.kafka.clients.producer.RoundRobinPartitioner`: every
+    /// record to the next partition in turn, keys ignored, since Kafka asks
+    /// a configured partitioner about every record.
     #[serde(rename = "round-robin")]
     RoundRobin,
 }

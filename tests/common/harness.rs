@@ -48,9 +48,12 @@ pub struct Harness {
     brokers: BTreeMap<u32, Broker>,
 }
 
-/// A one-partition-per-entry metadata image: (partition, replicas, leader,
-/// leader epoch, ISR).
-pub fn metadata(brokers: &[u32], parts: &[(TopicPartition, Vec<u32>, u32, i32, Vec<u32>)]) -> MetadataCache {
+/// One partition of a metadata image: (partition, replicas, leader, leader
+/// epoch, ISR).
+pub type PartitionImage = (TopicPartition, Vec<u32>, u32, i32, Vec<u32>);
+
+/// A metadata image with these partitions.
+pub fn metadata(brokers: &[u32], parts: &[PartitionImage]) -> MetadataCache {
     MetadataCache {
         brokers: brokers.to_vec(),
         partitions: parts
@@ -152,4 +155,36 @@ impl Harness {
         self.outbox = rest;
         mine
     }
+}
+
+/// One record batch v2 as a non-idempotent producer builds it: offsets from
+/// 0 (the leader assigns the real ones), every record at `timestamp_ms`.
+pub fn batch(values: &[&str], timestamp_ms: i64) -> Vec<u8> {
+    let mut b = kafkascope::sim::record::batch::BatchBuilder::new(0, timestamp_ms);
+    for v in values {
+        b.append(timestamp_ms, Some(b"k".as_slice()), Some(v.as_bytes()), &[]).expect("a small record fits");
+    }
+    b.build()
+}
+
+/// A ProduceRequest for one partition from client `client`.
+pub fn produce_request(client: u32, correlation_id: i32, tp: &TopicPartition, acks: i16, timeout_ms: i32, batch: Vec<u8>) -> Message {
+    use kafkascope::sim::ids::RequestId;
+    use kafkascope::sim::protocol::{ProducePartition, ProduceRequest, Request, RequestBody};
+    Message::Request(Request {
+        id: RequestId { client: NodeId::Client(client), correlation_id },
+        body: RequestBody::Produce(ProduceRequest { acks, timeout_ms, partitions: vec![ProducePartition { partition: tp.clone(), batch }] }),
+    })
+}
+
+/// The per-partition answers of the ProduceResponses in `sent`, in order.
+pub fn produce_answers(sent: &[Sent]) -> Vec<(u64, kafkascope::sim::protocol::ProducePartitionResponse)> {
+    use kafkascope::sim::protocol::{Response, ResponseBody};
+    sent.iter()
+        .filter_map(|s| match &s.msg {
+            Message::Response(Response { body: ResponseBody::Produce(parts), .. }) => Some((s.time_ms, parts.clone())),
+            _ => None,
+        })
+        .flat_map(|(t, parts)| parts.into_iter().map(move |p| (t, p)))
+        .collect()
 }

@@ -144,16 +144,28 @@ impl Broker {
                 }
                 let one = &pr.records[position..end];
                 match p.log.append_as_follower(one, now) {
-                    Ok(info) => ctx.trace(TraceKind::Appended {
-                        request: response.id,
-                        partition: pr.partition.clone(),
-                        replica: me,
-                        base_offset: info.first_offset,
-                        last_offset: info.last_offset,
-                        log_end_offset: p.log.log_end_offset(),
-                        segment: info.segment_base_offset,
-                        position: info.position,
-                    }),
+                    Ok(info) => {
+                        // A follower rolls on its own, by the same rules as
+                        // the leader, and says so as the leader does.
+                        if info.rolled {
+                            ctx.trace(TraceKind::SegmentRolled {
+                                partition: pr.partition.clone(),
+                                replica: me,
+                                base_offset: info.segment_base_offset,
+                                reason: format!("{:?}", info.roll_reason),
+                            });
+                        }
+                        ctx.trace(TraceKind::Appended {
+                            request: response.id,
+                            partition: pr.partition.clone(),
+                            replica: me,
+                            base_offset: info.first_offset,
+                            last_offset: info.last_offset,
+                            log_end_offset: p.log.log_end_offset(),
+                            segment: info.segment_base_offset,
+                            position: info.position,
+                        })
+                    }
                     Err(_) => {
                         backoff = true;
                         break;

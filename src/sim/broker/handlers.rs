@@ -220,6 +220,15 @@ impl Broker {
         if !p.is_leader(me) {
             return reject(ctx, ErrorCode::NotLeaderOrFollower, format!("broker {me} is not the leader"));
         }
+        // Partition.appendRecordsToLeader checks the ISR before the log looks
+        // at the batch at all.
+        if acks == -1 && (p.isr.len() as u32) < p.min_insync_replicas() {
+            return reject(
+                ctx,
+                ErrorCode::NotEnoughReplicas,
+                format!("ISR {:?} is smaller than min.insync.replicas {}", p.isr, p.min_insync_replicas()),
+            );
+        }
         if let Err(e) = batch::validate(bytes, p.config.max_message_bytes.max(0) as u32) {
             let error = match e.error_code() {
                 10 => ErrorCode::MessageTooLarge,
@@ -241,13 +250,6 @@ impl Broker {
                     format!("timestamp {} is outside the window the topic allows", header.max_timestamp),
                 );
             }
-        }
-        if acks == -1 && (p.isr.len() as u32) < p.min_insync_replicas() {
-            return reject(
-                ctx,
-                ErrorCode::NotEnoughReplicas,
-                format!("ISR {:?} is smaller than min.insync.replicas {}", p.isr, p.min_insync_replicas()),
-            );
         }
         let idempotent = header.producer_id >= 0;
         let last_seq = header.base_sequence.wrapping_add(header.last_offset_delta);
@@ -408,14 +410,19 @@ impl Broker {
 
     fn handle_fetch(&mut self, ctx: &mut Ctx, client: NodeId, request: &Request, fetch: &FetchRequest) -> HandlerOutcome {
         let now = ctx.now_ms;
-        // A follower's fetch offset is its LEO: record it first, since it may
-        // move the HW and release waiting produces.
+        let (partitions, bytes, any_error) = self.read_for_fetch(ctx, request.id, fetch, true);
+        // A follower's fetch offset is its LEO. As in Kafka's
+        // Partition.fetchRecords it is recorded after the read (so the answer
+        // carries the HW from before it) and not at all when the answer is an
+        // error or a diverging epoch: a diverged log's offset says nothing
+        // about the leader's records. It may move the HW and release produces.
         if let Some(follower) = fetch.replica_id {
-            for fp in &fetch.partitions {
-                self.update_follower(ctx, follower, &fp.partition, fp.fetch_offset, now);
+            for (fp, answer) in fetch.partitions.iter().zip(&partitions) {
+                if answer.error == ErrorCode::None && answer.diverging_epoch.is_none() {
+                    self.update_follower(ctx, follower, &fp.partition, fp.fetch_offset, now);
+                }
             }
         }
-        let (partitions, bytes, any_error) = self.read_for_fetch(ctx, request.id, fetch, true);
         let enough = bytes >= fetch.min_bytes as i64 || fetch.max_wait_ms <= 0 || any_error;
         if enough {
             return HandlerOutcome::Respond(Response {
@@ -764,10 +771,24 @@ fn try_complete_fetch(me: u32, partitions: &BTreeMap<TopicPartition, Partition>,
         if fp.fetch_offset > bound {
             continue;
         }
+        // Kafka's case F: a read never spans segments, so a fetch from a
+        // segment older than the one holding the end offset is answered at
+        // once instead of waiting for fetch.min.bytes it could never get.
+        if fp.fetch_offset < bound && segment_of(&p.log, fp.fetch_offset) < segment_of(&p.log, bound) {
+            return true;
+        }
         if let Ok(read) = p.log.read_with(fp.fetch_offset, fp.partition_max_bytes.max(0) as u32, bound, true) {
             bytes += read.bytes.len() as i64;
         }
     }
     op.bytes_available = bytes;
     bytes >= op.fetch.min_bytes as i64
+}
+
+/// The base offset of the segment that holds `offset`: the last one starting
+/// at or below it.
+fn segment_of(log: &super::super::log::log::Log, offset: i64) -> i64 {
+    let segments = log.segments();
+    let i = segments.partition_point(|s| s.base_offset() <= offset).saturating_sub(1);
+    segments[i].base_offset()
 }

@@ -74,6 +74,8 @@ pub struct ProducerBatch {
     /// Assigned at the first send and kept for every retry, so the broker
     /// can recognise a duplicate.
     pub base_sequence: Option<i32>,
+    /// The producer epoch that sequence belongs to; a retry keeps it.
+    pub producer_epoch: i16,
     pub attempts: u32,
     pub backoff_until_ms: u64,
 }
@@ -106,6 +108,8 @@ pub struct Producer {
     producer_epoch: i16,
     producer_id_in_flight: Option<RequestId>,
     next_sequence: BTreeMap<TopicPartition, i32>,
+    /// The epoch each partition's `next_sequence` counts in.
+    sequence_epoch: BTreeMap<TopicPartition, i16>,
     awaiting_metadata: Vec<PendingRecord>,
     accumulator: BTreeMap<TopicPartition, VecDeque<ProducerBatch>>,
     next_batch_id: u64,
@@ -126,6 +130,7 @@ impl Producer {
             producer_epoch: -1,
             producer_id_in_flight: None,
             next_sequence: BTreeMap::new(),
+            sequence_epoch: BTreeMap::new(),
             awaiting_metadata: Vec::new(),
             accumulator: BTreeMap::new(),
             next_batch_id: 1,
@@ -237,6 +242,7 @@ impl Producer {
                 created_ms: ctx.now_ms,
                 sealed: false,
                 base_sequence: None,
+                producer_epoch: -1,
                 attempts: 0,
                 backoff_until_ms: 0,
             });
@@ -245,7 +251,10 @@ impl Producer {
         let batch = queue.back_mut().expect("an open batch was ensured");
         // The accumulator refuses a record only if it can never fit a batch;
         // the broker's max.message.bytes check comes later, on the leader.
-        let before = batch.size_bytes();
+        // What the sticky partitioner counts, as Kafka's RecordAccumulator
+        // reports it: a new batch adds its whole size, header included; a
+        // record joining a batch adds its own.
+        let before = if batch.records.is_empty() { 0 } else { batch.size_bytes() };
         let _ = batch.builder.append(r.timestamp_ms, r.key.as_deref(), r.value.as_deref(), &r.headers);
         let record_bytes = batch.size_bytes() - before;
         batch.records.push(pending);
@@ -265,7 +274,9 @@ impl Producer {
         key: Option<&[u8]>,
         partitions: u32,
     ) -> Result<(u32, PartitionReason), ErrorCode> {
-        if let Some(key) = key {
+        // A configured partitioner (RoundRobinPartitioner) is asked for every
+        // record, keys or not; only the built-in one hashes keys.
+        if let (Some(key), Partitioner::Sticky) = (key, self.config.partitioner) {
             let c = partition_for_key(key, partitions).map_err(|_| ErrorCode::UnknownTopicOrPartition)?;
             return Ok((c.partition, PartitionReason::Keyed { murmur2: c.murmur2, positive: c.positive, partitions }));
         }
@@ -328,6 +339,9 @@ impl Producer {
             if !first.sealed || first.backoff_until_ms > now {
                 continue;
             }
+            if first.base_sequence.is_none() && self.waits_for_old_epoch(tp) {
+                continue;
+            }
             match self.metadata.leader(tp) {
                 Some(leader) => by_node.entry(leader).or_default().push(tp.clone()),
                 None => need_metadata = Some(tp.topic.clone()),
@@ -345,8 +359,14 @@ impl Producer {
             for tp in tps {
                 let mut b = self.accumulator.get_mut(&tp).and_then(VecDeque::pop_front).expect("checked above");
                 if self.config.enable_idempotence && b.base_sequence.is_none() {
+                    // A bumped epoch restarts the partition's sequence at 0.
+                    if self.sequence_epoch.get(&tp) != Some(&self.producer_epoch) {
+                        self.sequence_epoch.insert(tp.clone(), self.producer_epoch);
+                        self.next_sequence.insert(tp.clone(), 0);
+                    }
                     let next = self.next_sequence.entry(tp.clone()).or_insert(0);
                     b.base_sequence = Some(*next);
+                    b.producer_epoch = self.producer_epoch;
                     *next = next.wrapping_add(b.record_count() as i32);
                 }
                 b.attempts += 1;
@@ -399,7 +419,7 @@ impl Producer {
         let base_ts = b.records.first().map(|r| r.record.timestamp_ms).unwrap_or(0);
         let mut builder = BatchBuilder::new(0, base_ts);
         if let (true, Some(seq)) = (self.config.enable_idempotence, b.base_sequence) {
-            builder = builder.producer(self.producer_id, self.producer_epoch, seq);
+            builder = builder.producer(self.producer_id, b.producer_epoch, seq);
         }
         for r in &b.records {
             let rec = &r.record;
@@ -500,12 +520,44 @@ impl Producer {
         self.drain(ctx);
     }
 
+    /// Whether a new batch for `tp` must wait: the producer epoch was
+    /// bumped, and batches sequenced in the old one are still in flight or
+    /// retrying (Kafka's shouldStopDrainBatchesForPartition), so the
+    /// sequence cannot restart yet.
+    fn waits_for_old_epoch(&self, tp: &TopicPartition) -> bool {
+        if !self.config.enable_idempotence || self.sequence_epoch.get(tp).is_none_or(|e| *e == self.producer_epoch) {
+            return false;
+        }
+        let old = |b: &ProducerBatch| b.partition == *tp && b.base_sequence.is_some() && b.producer_epoch != self.producer_epoch;
+        self.in_flight_batches().any(|(_, b)| old(b)) || self.batches().any(old)
+    }
+
+    /// Kafka's idempotent producer bumps its epoch itself when a sequenced
+    /// batch fails for good or meets OUT_OF_ORDER_SEQUENCE_NUMBER: the gap
+    /// it leaves would otherwise refuse every later batch of the partition.
+    /// The new epoch restarts each partition's sequence at 0. Only a failure
+    /// in the current epoch bumps it, so one gap bumps it once.
+    fn bump_epoch_after(&mut self, b: &ProducerBatch) {
+        if self.config.enable_idempotence && b.base_sequence.is_some() && b.producer_epoch == self.producer_epoch {
+            self.producer_epoch = self.producer_epoch.wrapping_add(1);
+        }
+    }
+
     /// A retriable error sends the batch again after `retry.backoff.ms`, as
     /// long as `delivery.timeout.ms` has not run out; otherwise it fails.
+    /// The idempotent producer also retries OUT_OF_ORDER_SEQUENCE_NUMBER,
+    /// with a new sequence in a new epoch (TransactionManager.canRetry).
     fn batch_failed(&mut self, ctx: &mut Ctx, mut b: ProducerBatch, error: ErrorCode) {
         let now = ctx.now_ms;
         let within_delivery = now.saturating_sub(b.created_ms) + self.config.retry_backoff_ms < self.config.delivery_timeout_ms;
-        if error.is_retriable() && within_delivery {
+        let out_of_order = self.config.enable_idempotence && error == ErrorCode::OutOfOrderSequenceNumber;
+        if out_of_order || !(error.is_retriable() && within_delivery) {
+            self.bump_epoch_after(&b);
+        }
+        if out_of_order && within_delivery {
+            b.base_sequence = None;
+        }
+        if (error.is_retriable() || out_of_order) && within_delivery {
             ctx.trace(TraceKind::ProduceRetry { client: self.id, partition: b.partition.clone(), error, attempt: b.attempts + 1 });
             if matches!(error, ErrorCode::NotLeaderOrFollower | ErrorCode::UnknownTopicOrPartition | ErrorCode::LeaderNotAvailable) {
                 let topic = b.partition.topic.clone();
@@ -517,7 +569,10 @@ impl Producer {
                 self.records[r.index as usize].state = RecordState::Accumulating;
             }
             let batch = b.id;
-            self.accumulator.entry(b.partition.clone()).or_default().push_front(b);
+            // Back in creation order, so batches retried together keep their order.
+            let queue = self.accumulator.entry(b.partition.clone()).or_default();
+            let at = queue.iter().position(|q| q.id > b.id).unwrap_or(queue.len());
+            queue.insert(at, b);
             ctx.timer(self.config.retry_backoff_ms, Timer::Client(ClientTimer::RetryBackoff { batch }));
         } else {
             for r in &b.records {
