@@ -656,3 +656,15 @@ impl Simulation {
         ClusterView { time_ms: self.now_ms, step: self.steps, brokers, producers, consumers, partitions, in_flight }
     }
 }
+
+impl Simulation {
+    /// The segment inspector's data for one segment of one replica.
+    pub fn inspect_segment(
+        &self,
+        partition: &TopicPartition,
+        broker: u32,
+        segment_base_offset: i64,
+    ) -> Option<Vec<super::view::BatchInspection>> {
+        super::view::inspect_segment(self.broker(broker)?, partition, segment_base_offset)
+    }
+}

@@ -277,3 +277,61 @@ pub(crate) fn partition_views(topics: &BTreeMap<String, TopicSpec>, brokers: &[B
     }
     out
 }
+
+/// One batch of a segment, for the segment inspector: its place, its raw
+/// bytes, and every field with the bytes it occupies.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BatchInspection {
+    pub position: u32,
+    pub base_offset: i64,
+    pub last_offset: i64,
+    pub size_bytes: u32,
+    pub crc_valid: bool,
+    pub bytes: Vec<u8>,
+    pub fields: Vec<super::record::batch::FieldSpan>,
+}
+
+/// The batches of one segment of one replica, decoded field by field.
+/// Computed on demand rather than in every view, since it copies bytes.
+pub fn inspect_segment(
+    broker: &super::broker::Broker,
+    partition: &TopicPartition,
+    segment_base_offset: i64,
+) -> Option<Vec<BatchInspection>> {
+    let log = &broker.partition(partition)?.log;
+    let batches = log.batches_in(segment_base_offset).ok()?;
+    Some(
+        batches
+            .into_iter()
+            .filter_map(|b| {
+                let bytes = log.batch_bytes(segment_base_offset, b.position).ok()?.to_vec();
+                Some(BatchInspection {
+                    position: b.position,
+                    base_offset: b.base_offset,
+                    last_offset: b.last_offset,
+                    size_bytes: b.size_bytes,
+                    crc_valid: super::record::batch::verify_crc(&bytes),
+                    fields: super::record::batch::field_spans(&bytes).unwrap_or_default(),
+                    bytes,
+                })
+            })
+            .collect(),
+    )
+}
+
+/// The last fetch's path through a partition's offset index on a broker:
+/// the index entry used and the batch headers scanned, from the trace.
+pub fn last_lookup(
+    trace: &[super::trace::TraceEvent],
+    partition: &TopicPartition,
+    broker: u32,
+) -> Option<(RequestId, i64, super::log::segment::LookupPath)> {
+    trace.iter().rev().find_map(|e| match &e.kind {
+        super::trace::TraceKind::LogRead { request, partition: p, replica, fetch_offset, lookup: Some(l), .. }
+            if p == partition && *replica == broker =>
+        {
+            Some((*request, *fetch_offset, l.clone()))
+        }
+        _ => None,
+    })
+}

@@ -27,6 +27,14 @@ pub struct AppState {
     lang: Lang,
 }
 
+impl AppState {
+    /// The session, for components that read beyond the view model's
+    /// default picture (the segment inspector).
+    pub fn session(&self) -> std::cell::Ref<'_, Session> {
+        self.session.borrow()
+    }
+}
+
 impl PartialEq for AppState {
     fn eq(&self, other: &Self) -> bool {
         self.version == other.version && self.error == other.error
@@ -257,6 +265,7 @@ pub fn app() -> Html {
                     <Produced producers={view.producers.clone()} />
                     <Consumed consumers={view.consumers.clone()} />
                 </div>
+                <super::inspector::SegmentInspector state={state.clone()} view={view.clone()} />
             </main>
         </div>
         </ContextProvider<Lang>>
@@ -267,7 +276,7 @@ pub fn app() -> Html {
 fn describe_wait_in(lang: Lang, wait: &crate::sim::trace::WaitReason) -> String {
     match lang {
         Lang::En => super::narrate::describe_wait(wait),
-        Lang::Ko => super::narrate::describe_wait(wait),
+        Lang::Ko => super::narrate_ko::describe_wait(wait),
     }
 }
 
@@ -275,7 +284,7 @@ fn describe_wait_in(lang: Lang, wait: &crate::sim::trace::WaitReason) -> String 
 fn narrate_in(lang: Lang, event: &crate::sim::trace::TraceEvent) -> String {
     match lang {
         Lang::En => super::narrate::narrate(event),
-        Lang::Ko => super::narrate::narrate(event),
+        Lang::Ko => super::narrate_ko::narrate(event),
     }
 }
 

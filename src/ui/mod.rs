@@ -2,7 +2,9 @@
 
 pub mod app;
 pub mod i18n;
+pub mod inspector;
 pub mod narrate;
+pub mod narrate_ko;
 pub mod session;
 
 /// Mounts the app on the page, after making sure a panic is never silent.

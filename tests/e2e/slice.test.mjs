@@ -186,3 +186,47 @@ test('the timeline scrubs back and forward through the same run', async () => {
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('the Korean switch translates the page and the narration, and the controls keep their names', async () => {
+  const { page, problems } = await openApp(context, server.url);
+  await page.getByRole('button', { name: 'Language' }).click();
+  await page.locator('.app[lang="ko"]').waitFor();
+  const hangul = /[\uAC00-\uD7A3]/;
+  assert.match(await page.locator('.tagline').textContent(), hangul);
+  assert.match(await page.getByRole('region', { name: 'Broker 0' }).locator('h2').textContent(), /브로커 0/);
+  // The accessible names stay English, so the same test code drives it.
+  await page.getByRole('button', { name: 'Produce', exact: true }).click();
+  await page.getByRole('button', { name: 'Step', exact: true }).click();
+  const narration = page.getByRole('region', { name: 'What just happened' });
+  assert.match(await narration.textContent(), hangul);
+  assert.doesNotMatch(await narration.locator('li').first().textContent(), /\b(moved|was sent|started)\b/);
+  // The choice survives a reload.
+  await page.reload();
+  await page.locator('.app[lang="ko"]').waitFor();
+  await page.getByRole('button', { name: 'Language' }).click();
+  await page.locator('.app[lang="en"]').waitFor();
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('the segment inspector decodes a batch field by field and lights up its bytes', async () => {
+  const { page, problems } = await openApp(context, server.url);
+  const { partition } = await produceAndWait(page, 'user-9', 'inspect-me');
+  const inspector = page.getByRole('region', { name: 'Segment inspector' });
+  await inspector.getByLabel('Inspect partition').selectOption({ label: `orders-${partition}` });
+  await inspector.getByRole('listitem', { name: 'Segment 00000000000000000000.log' }).click();
+  await inspector.getByRole('listitem', { name: 'Batch at position 0' }).click();
+  const fields = inspector.locator('.fields tr');
+  assert.ok((await fields.count()) > 15, 'every header field and the record fields are listed');
+  const field = (name) => fields.filter({ has: page.locator('td.field-name', { hasText: new RegExp(`^${name.replace(/[[\].]/g, '\\$&')}$`) }) });
+  await field('baseOffset').click();
+  assert.equal(await inspector.locator('.hex-byte.chosen').count(), 8, 'baseOffset is an int64: eight bytes');
+  await field('records[0].value').click();
+  assert.equal(await inspector.locator('.hex-byte.chosen').count(), 'inspect-me'.length);
+  assert.match(await inspector.textContent(), /CRC-32C valid/);
+  // Followers hold the same bytes: pick another replica.
+  const replicas = await inspector.getByLabel('Inspect replica').locator('option').allTextContents();
+  assert.equal(replicas.length, 3);
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -1,0 +1,225 @@
+//! The segment inspector: a replica's segments, their offset and time
+//! indexes, the last fetch's lookup through them, and any batch decoded field
+//! by field beside a hexdump in which the chosen field lights up.
+
+use super::app::AppState;
+use super::i18n::Lang;
+use crate::sim::ids::TopicPartition;
+use crate::sim::view::{last_lookup, ClusterView};
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct InspectorProps {
+    pub state: UseReducerHandle<AppState>,
+    pub view: ClusterView,
+}
+
+#[function_component(SegmentInspector)]
+pub fn segment_inspector(props: &InspectorProps) -> Html {
+    let t = use_context::<Lang>().unwrap_or_default().texts();
+    let partition = use_state(|| 0usize);
+    let replica = use_state(|| None::<u32>);
+    let segment = use_state(|| None::<i64>);
+    let batch = use_state(|| 0usize);
+    let field = use_state(|| None::<usize>);
+
+    let view = &props.view;
+    let Some(p) = view.partitions.get((*partition).min(view.partitions.len().saturating_sub(1))) else {
+        return html! {};
+    };
+    let tp = TopicPartition::new(p.topic.clone(), p.partition);
+    let broker = replica.filter(|b| p.replicas.contains(b)).or(p.leader).or(p.replicas.first().copied()).unwrap_or(0);
+    let Some(r) = view.replica(&p.topic, p.partition, broker) else {
+        return html! {};
+    };
+    let seg = segment
+        .and_then(|base| r.segments.iter().find(|s| s.base_offset == base))
+        .or_else(|| r.segments.last());
+    let session = props.state.session();
+    let batches = seg.and_then(|s| session.sim().inspect_segment(&tp, broker, s.base_offset)).unwrap_or_default();
+    let lookup = last_lookup(session.sim().trace(), &tp, broker);
+    drop(session);
+
+    let on_partition = {
+        let (partition, replica, segment, batch, field) =
+            (partition.clone(), replica.clone(), segment.clone(), batch.clone(), field.clone());
+        Callback::from(move |e: Event| {
+            if let Some(v) = e.target_dyn_into::<web_sys::HtmlSelectElement>().and_then(|s| s.value().parse().ok()) {
+                partition.set(v);
+                replica.set(None);
+                segment.set(None);
+                batch.set(0);
+                field.set(None);
+            }
+        })
+    };
+    let on_replica = {
+        let (replica, segment, batch, field) = (replica.clone(), segment.clone(), batch.clone(), field.clone());
+        Callback::from(move |e: Event| {
+            if let Some(v) = e.target_dyn_into::<web_sys::HtmlSelectElement>().and_then(|s| s.value().parse().ok()) {
+                replica.set(Some(v));
+                segment.set(None);
+                batch.set(0);
+                field.set(None);
+            }
+        })
+    };
+    let chosen_batch = batches.get((*batch).min(batches.len().saturating_sub(1)));
+    let selected_field = field.and_then(|f| chosen_batch.and_then(|b| b.fields.get(f)).map(|_| f));
+
+    html! {
+        <section class="inspector" aria-label="Segment inspector">
+            <h2>{ t.segment_inspector }</h2>
+            <p class="hint">{ t.inspector_hint }</p>
+            <div class="inspector-choice">
+                <label for="inspect-partition">{ t.partition }</label>
+                <select id="inspect-partition" aria-label="Inspect partition" onchange={on_partition}>
+                    { for view.partitions.iter().enumerate().map(|(i, p)| html! {
+                        <option value={i.to_string()} selected={i == *partition}>{ format!("{}-{}", p.topic, p.partition) }</option>
+                    }) }
+                </select>
+                <label for="inspect-replica">{ t.replica }</label>
+                <select id="inspect-replica" aria-label="Inspect replica" onchange={on_replica}>
+                    { for p.replicas.iter().map(|b| html! {
+                        <option value={b.to_string()} selected={*b == broker}>
+                            { format!("{} {b}{}", t.broker, if Some(*b) == p.leader { format!(" ({})", t.leader_word) } else { String::new() }) }
+                        </option>
+                    }) }
+                </select>
+            </div>
+            <div class="segments" role="list" aria-label="Segments">
+                { for r.segments.iter().map(|s| {
+                    let chosen = seg.is_some_and(|x| x.base_offset == s.base_offset);
+                    let onclick = {
+                        let (segment, batch, field, base) = (segment.clone(), batch.clone(), field.clone(), s.base_offset);
+                        Callback::from(move |_| { segment.set(Some(base)); batch.set(0); field.set(None); })
+                    };
+                    html! {
+                        <button role="listitem" class={classes!("segment", chosen.then_some("chosen"))} {onclick}
+                            aria-label={format!("Segment {}", s.name)} aria-pressed={chosen.to_string()}>
+                            <span class="file">{ s.name.clone() }</span>
+                            <span class="facts">{ format!("{}–{} · {} {} · {} {}{}", s.base_offset, s.next_offset - 1,
+                                s.batch_count, t.batches_word, s.size_bytes, t.bytes_word,
+                                if s.is_active { format!(" · {}", t.active_segment) } else { String::new() }) }</span>
+                        </button>
+                    }
+                }) }
+            </div>
+            if let Some(s) = seg {
+                <div class="indexes">
+                    <div>
+                        <h3>{ format!("{} · {}", t.offset_index, s.name.replace(".log", ".index")) }</h3>
+                        if s.index_entries.is_empty() {
+                            <p class="hint">{ t.index_empty }</p>
+                        } else {
+                            <ul class="index-entries">
+                                { for s.index_entries.iter().map(|(o, pos)| html! { <li>{ format!("offset {o} → position {pos}") }</li> }) }
+                            </ul>
+                        }
+                    </div>
+                    <div>
+                        <h3>{ format!("{} · {}", t.time_index, s.name.replace(".log", ".timeindex")) }</h3>
+                        if s.time_index_entries.is_empty() {
+                            <p class="hint">{ t.index_empty }</p>
+                        } else {
+                            <ul class="index-entries">
+                                { for s.time_index_entries.iter().map(|(ts, o)| html! { <li>{ format!("timestamp {ts} → offset {o}") }</li> }) }
+                            </ul>
+                        }
+                    </div>
+                    <div>
+                        <h3>{ t.last_lookup }</h3>
+                        { match &lookup {
+                            None => html! { <p class="hint">{ t.no_lookup }</p> },
+                            Some((request, offset, l)) => html! {
+                                <ol class="lookup-path">
+                                    <li>{ format!("{request}: offset {offset} in segment {:020}", l.segment_base_offset) }</li>
+                                    <li>{ match l.index_entry_used {
+                                        Some(slot) => format!(".index slot {slot}: offset {} → position {}", l.index_offset, l.index_position),
+                                        None => format!(".index: no entry ≤ {offset}, start at (base {}, position 0)", l.index_offset),
+                                    } }</li>
+                                    { for l.scanned_batches.iter().map(|(pos, base, last)| html! {
+                                        <li>{ format!("scan batch at position {pos}: offsets {base}–{last}") }</li>
+                                    }) }
+                                    <li>{ match l.found_position {
+                                        Some(pos) => format!("read from position {pos}"),
+                                        None => "no batch holds the offset".to_string(),
+                                    } }</li>
+                                </ol>
+                            },
+                        } }
+                    </div>
+                </div>
+            }
+            if batches.is_empty() {
+                <p class="hint">{ t.no_segments }</p>
+            } else {
+                <div class="batches" role="list" aria-label="Batches">
+                    { for batches.iter().enumerate().map(|(i, b)| {
+                        let chosen = chosen_batch.is_some_and(|c| c.position == b.position);
+                        let onclick = {
+                            let (batch, field) = (batch.clone(), field.clone());
+                            Callback::from(move |_| { batch.set(i); field.set(None); })
+                        };
+                        html! {
+                            <button role="listitem" class={classes!("batch", chosen.then_some("chosen"))} {onclick}
+                                aria-label={format!("Batch at position {}", b.position)} aria-pressed={chosen.to_string()}>
+                                { format!("{} {}: {}–{} ({} {})", t.batch_at, b.position, b.base_offset, b.last_offset, b.size_bytes, t.bytes_word) }
+                            </button>
+                        }
+                    }) }
+                </div>
+            }
+            if let Some(b) = chosen_batch {
+                <div class="batch-detail">
+                    <div class="fields">
+                        <h3>{ format!("{} · {}", t.fields, if b.crc_valid { t.crc_ok } else { t.crc_bad }) }</h3>
+                        <table>
+                            <tbody>
+                            { for b.fields.iter().enumerate().map(|(i, f)| {
+                                let onclick = { let field = field.clone(); Callback::from(move |_| field.set(Some(i))) };
+                                html! {
+                                    <tr class={classes!((selected_field == Some(i)).then_some("chosen"))} {onclick}>
+                                        <td class="field-name">{ f.name.clone() }</td>
+                                        <td class="field-bytes">{ format!("{}..{}", f.start, f.start + f.len) }</td>
+                                        <td class="field-value">{ f.value.clone() }</td>
+                                    </tr>
+                                }
+                            }) }
+                            </tbody>
+                        </table>
+                    </div>
+                    <div class="hexdump" aria-label="Hexdump">
+                        <h3>{ t.hexdump }</h3>
+                        { hexdump(&b.bytes, &b.fields, selected_field) }
+                    </div>
+                </div>
+            }
+        </section>
+    }
+}
+
+/// Sixteen bytes a row; each byte is coloured by the field it belongs to,
+/// and the chosen field's bytes are highlighted.
+fn hexdump(bytes: &[u8], fields: &[crate::sim::record::batch::FieldSpan], selected: Option<usize>) -> Html {
+    let field_of = |i: usize| fields.iter().position(|f| (f.start as usize..(f.start + f.len) as usize).contains(&i));
+    html! {
+        <pre class="hex">
+            { for bytes.chunks(16).enumerate().map(|(row, chunk)| html! {
+                <div class="hex-row">
+                    <span class="hex-offset">{ format!("{:08x}  ", row * 16) }</span>
+                    { for chunk.iter().enumerate().map(|(col, byte)| {
+                        let i = row * 16 + col;
+                        let f = field_of(i);
+                        let class = classes!(
+                            "hex-byte",
+                            f.map(|f| if f % 2 == 0 { "even" } else { "odd" }),
+                            (f.is_some() && f == selected).then_some("chosen")
+                        );
+                        html! { <span {class}>{ format!("{byte:02x} ") }</span> }
+                    }) }
+                </div>
+            }) }
+        </pre>
+    }
+}
