@@ -32,6 +32,9 @@ pub struct Ctx<'a> {
     pub me: NodeId,
     pub rng: &'a mut SimRng,
     pub out: &'a mut Vec<Output>,
+    /// Whether anyone keeps the trace. When not (benchmarks), trace events
+    /// are not even built: building them is a good part of a step's cost.
+    pub tracing: bool,
 }
 
 impl Ctx<'_> {
@@ -43,7 +46,11 @@ impl Ctx<'_> {
         self.out.push(Output::Timer { after_ms, timer });
     }
 
-    pub fn trace(&mut self, kind: TraceKind) {
-        self.out.push(Output::Trace(kind));
+    /// Records a trace event, built only if the trace is kept. Building it
+    /// has no other effect, so skipping it cannot change the run.
+    pub fn trace(&mut self, kind: impl FnOnce() -> TraceKind) {
+        if self.tracing {
+            self.out.push(Output::Trace(kind()));
+        }
     }
 }

@@ -500,7 +500,7 @@ impl Simulation {
         let mut out = Vec::new();
         let node_id = match next.event {
             Event::Deliver { from, to, msg, .. } => {
-                let mut ctx = Ctx { now_ms: self.now_ms, me: to, rng: &mut self.rng, out: &mut out };
+                let mut ctx = Ctx { now_ms: self.now_ms, me: to, rng: &mut self.rng, out: &mut out, tracing: self.record_trace };
                 match self.nodes.get_mut(&to) {
                     Some(Node::Broker(b)) => b.on_message(&mut ctx, from, msg),
                     Some(Node::Client(c)) => c.on_message(&mut ctx, from, msg),
@@ -509,11 +509,11 @@ impl Simulation {
                 to
             }
             Event::Timer { node, timer } => {
-                let mut ctx = Ctx { now_ms: self.now_ms, me: node, rng: &mut self.rng, out: &mut out };
+                let mut ctx = Ctx { now_ms: self.now_ms, me: node, rng: &mut self.rng, out: &mut out, tracing: self.record_trace };
                 match (self.nodes.get_mut(&node), timer) {
                     (Some(Node::Broker(b)), Timer::Broker(t)) => {
                         if t == BrokerTimer::Startup {
-                            ctx.trace(TraceKind::BrokerStarted { broker: b.id() });
+                            ctx.trace(|| TraceKind::BrokerStarted { broker: b.id() });
                         }
                         b.on_timer(&mut ctx, t)
                     }
@@ -549,7 +549,7 @@ impl Simulation {
                     headers: headers.into_iter().map(|(k, v)| Header { key: k, value: Some(v.into_bytes()) }).collect(),
                     timestamp_ms: timestamp_ms.unwrap_or(now as i64),
                 };
-                let mut ctx = Ctx { now_ms: now, me, rng: &mut self.rng, out };
+                let mut ctx = Ctx { now_ms: now, me, rng: &mut self.rng, out, tracing: self.record_trace };
                 if let Some(Node::Client(c)) = self.nodes.get_mut(&me) {
                     if let Client::Producer(p) = c.as_mut() {
                         p.send(&mut ctx, record);
@@ -560,7 +560,7 @@ impl Simulation {
             Command::Fetch { client, topic, partition, offset, min_bytes, max_wait_ms } => {
                 let me = NodeId::Client(client);
                 let spec = FetchSpec { partition: TopicPartition::new(topic, partition), offset, min_bytes, max_wait_ms };
-                let mut ctx = Ctx { now_ms: now, me, rng: &mut self.rng, out };
+                let mut ctx = Ctx { now_ms: now, me, rng: &mut self.rng, out, tracing: self.record_trace };
                 if let Some(Node::Client(c)) = self.nodes.get_mut(&me) {
                     if let Client::Consumer(x) = c.as_mut() {
                         x.fetch(&mut ctx, spec);

@@ -117,13 +117,13 @@ impl Harness {
             let broker_id = match event {
                 Event::Timer { broker, timer } => {
                     let b = self.brokers.get_mut(&broker).expect("known broker");
-                    let mut ctx = Ctx { now_ms: at, me: NodeId::Broker(broker), rng: &mut self.rng, out: &mut out };
+                    let mut ctx = Ctx { now_ms: at, me: NodeId::Broker(broker), rng: &mut self.rng, out: &mut out, tracing: true };
                     b.on_timer(&mut ctx, timer);
                     broker
                 }
                 Event::Deliver { from, to, msg } => {
                     let b = self.brokers.get_mut(&to).expect("known broker");
-                    let mut ctx = Ctx { now_ms: at, me: NodeId::Broker(to), rng: &mut self.rng, out: &mut out };
+                    let mut ctx = Ctx { now_ms: at, me: NodeId::Broker(to), rng: &mut self.rng, out: &mut out, tracing: true };
                     b.on_message(&mut ctx, from, msg);
                     to
                 }

@@ -99,7 +99,7 @@ impl Broker {
             return;
         }
         f.in_flight = None;
-        ctx.trace(TraceKind::Hop {
+        ctx.trace(|| TraceKind::Hop {
             request: response.id,
             api: response.api_key,
             direction: Direction::Response,
@@ -124,7 +124,7 @@ impl Broker {
                 if p.log.truncate_to(to, now).is_ok() {
                     p.producer_state.truncate_to(to);
                     p.high_watermark = p.high_watermark.min(p.log.log_end_offset());
-                    ctx.trace(TraceKind::FollowerTruncated {
+                    ctx.trace(|| TraceKind::FollowerTruncated {
                         partition: pr.partition.clone(),
                         replica: me,
                         to_offset: p.log.log_end_offset(),
@@ -148,14 +148,14 @@ impl Broker {
                         // A follower rolls on its own, by the same rules as
                         // the leader, and says so as the leader does.
                         if info.rolled {
-                            ctx.trace(TraceKind::SegmentRolled {
+                            ctx.trace(|| TraceKind::SegmentRolled {
                                 partition: pr.partition.clone(),
                                 replica: me,
                                 base_offset: info.segment_base_offset,
                                 reason: format!("{:?}", info.roll_reason),
                             });
                         }
-                        ctx.trace(TraceKind::Appended {
+                        ctx.trace(|| TraceKind::Appended {
                             request: response.id,
                             partition: pr.partition.clone(),
                             replica: me,
@@ -177,7 +177,7 @@ impl Broker {
             let hw = pr.high_watermark.min(p.log.log_end_offset());
             if hw > p.high_watermark {
                 p.high_watermark = hw;
-                ctx.trace(TraceKind::FollowerHighWatermark {
+                ctx.trace(|| TraceKind::FollowerHighWatermark {
                     partition: pr.partition.clone(),
                     replica: me,
                     high_watermark: hw,

@@ -67,7 +67,7 @@ impl Broker {
         let api = request.api_key();
         let (outcome, stage) = match &request.body {
             RequestBody::Produce(produce) => {
-                ctx.trace(TraceKind::Hop {
+                ctx.trace(|| TraceKind::Hop {
                     request: request.id,
                     api,
                     direction: Direction::Request,
@@ -77,7 +77,7 @@ impl Broker {
                 (self.handle_produce(ctx, client, &request, produce), Stage::LogAppend)
             }
             RequestBody::Fetch(fetch) => {
-                ctx.trace(TraceKind::Hop {
+                ctx.trace(|| TraceKind::Hop {
                     request: request.id,
                     api,
                     direction: Direction::Request,
@@ -106,11 +106,11 @@ impl Broker {
         match outcome {
             HandlerOutcome::Respond(response) => self.enqueue_response(ctx, client, response, stage),
             HandlerOutcome::NoResponse => {
-                ctx.trace(TraceKind::NoResponse { request, client });
+                ctx.trace(|| TraceKind::NoResponse { request, client });
                 if let Some(conn) = self.connections.get_mut(&client) {
                     conn.muted = false;
                     let t = conn.network_thread;
-                    ctx.trace(TraceKind::ConnectionMuted { client, muted: false });
+                    ctx.trace(|| TraceKind::ConnectionMuted { client, muted: false });
                     self.wake_network_thread(ctx, t);
                 }
             }
@@ -210,11 +210,11 @@ impl Broker {
         let Some(p) = self.partitions.get_mut(tp) else {
             let known = self.metadata.partitions.contains_key(tp);
             let error = if known { ErrorCode::NotLeaderOrFollower } else { ErrorCode::UnknownTopicOrPartition };
-            ctx.trace(TraceKind::ProduceRejected { request, partition: tp.clone(), error, detail: String::new() });
+            ctx.trace(|| TraceKind::ProduceRejected { request, partition: tp.clone(), error, detail: String::new() });
             return error_response(tp, error);
         };
         let reject = |ctx: &mut Ctx, error: ErrorCode, detail: String| {
-            ctx.trace(TraceKind::ProduceRejected { request, partition: tp.clone(), error, detail });
+            ctx.trace(|| TraceKind::ProduceRejected { request, partition: tp.clone(), error, detail });
             error_response(tp, error)
         };
         if !p.is_leader(me) {
@@ -257,7 +257,7 @@ impl Broker {
             match p.producer_state.check(header.producer_id, header.producer_epoch, header.base_sequence, last_seq) {
                 SequenceCheck::InSequence => {}
                 SequenceCheck::Duplicate(meta) => {
-                    ctx.trace(TraceKind::DuplicateBatch {
+                    ctx.trace(|| TraceKind::DuplicateBatch {
                         request,
                         partition: tp.clone(),
                         producer_id: header.producer_id,
@@ -322,14 +322,14 @@ impl Broker {
             );
         }
         if info.rolled {
-            ctx.trace(TraceKind::SegmentRolled {
+            ctx.trace(|| TraceKind::SegmentRolled {
                 partition: tp.clone(),
                 replica: me,
                 base_offset: info.segment_base_offset,
                 reason: format!("{:?}", info.roll_reason),
             });
         }
-        ctx.trace(TraceKind::Appended {
+        ctx.trace(|| TraceKind::Appended {
             request,
             partition: tp.clone(),
             replica: me,
@@ -365,9 +365,9 @@ impl Broker {
                 self.complete_produce(ctx, op, from);
             }
             WatchOutcome::Watched { id } => {
-                ctx.trace(TraceKind::Hop { request, api, direction: Direction::Request, from, to: Stage::Purgatory });
+                ctx.trace(|| TraceKind::Hop { request, api, direction: Direction::Request, from, to: Stage::Purgatory });
                 let waits = self.produce_wait_reasons(id);
-                ctx.trace(TraceKind::Parked { request, client, operation: id, waits, timeout_ms: timeout as u64 });
+                ctx.trace(|| TraceKind::Parked { request, client, operation: id, waits, timeout_ms: timeout as u64 });
                 self.schedule_purgatory_tick(ctx);
             }
         }
@@ -457,7 +457,7 @@ impl Broker {
                     total += resp.records.len() as i64;
                     budget -= resp.records.len() as i64;
                     if trace {
-                        ctx.trace(TraceKind::LogRead {
+                        ctx.trace(|| TraceKind::LogRead {
                             request,
                             partition: fp.partition.clone(),
                             replica: self.id,
@@ -542,9 +542,9 @@ impl Broker {
         match outcome {
             WatchOutcome::CompletedImmediately { op, .. } => self.complete_fetch(ctx, op, from),
             WatchOutcome::Watched { id } => {
-                ctx.trace(TraceKind::Hop { request, api, direction: Direction::Request, from, to: Stage::Purgatory });
+                ctx.trace(|| TraceKind::Hop { request, api, direction: Direction::Request, from, to: Stage::Purgatory });
                 let available = self.fetch_purgatory.get(id).map(|o| o.bytes_available).unwrap_or(0);
-                ctx.trace(TraceKind::Parked {
+                ctx.trace(|| TraceKind::Parked {
                     request,
                     client,
                     operation: id,
@@ -586,7 +586,7 @@ impl Broker {
         if let Some(IsrChange::Expanded { added, follower_leo }) = p.maybe_expand_isr(follower) {
             let isr = p.isr.clone();
             self.record_isr(tp, &isr);
-            ctx.trace(TraceKind::IsrExpanded { partition: tp.clone(), replica: added, follower_leo, isr });
+            ctx.trace(|| TraceKind::IsrExpanded { partition: tp.clone(), replica: added, follower_leo, isr });
         }
         self.maybe_advance_high_watermark(ctx, tp);
     }
@@ -608,7 +608,7 @@ impl Broker {
         let Some(old) = p.maybe_advance_high_watermark(me) else {
             return;
         };
-        ctx.trace(TraceKind::HighWatermarkAdvanced {
+        ctx.trace(|| TraceKind::HighWatermarkAdvanced {
             partition: tp.clone(),
             replica: me,
             from: old,
@@ -626,7 +626,7 @@ impl Broker {
             try_complete_produce(me, partitions, op)
         });
         for (id, op) in done {
-            ctx.trace(TraceKind::PurgatoryCompleted { request: op.request, operation: id, expired: false });
+            ctx.trace(|| TraceKind::PurgatoryCompleted { request: op.request, operation: id, expired: false });
             self.complete_produce(ctx, op, Stage::Purgatory);
         }
     }
@@ -638,7 +638,7 @@ impl Broker {
             try_complete_fetch(me, partitions, op)
         });
         for (id, op) in done {
-            ctx.trace(TraceKind::PurgatoryCompleted { request: op.request, operation: id, expired: false });
+            ctx.trace(|| TraceKind::PurgatoryCompleted { request: op.request, operation: id, expired: false });
             self.complete_fetch(ctx, op, Stage::Purgatory);
         }
     }
@@ -677,11 +677,11 @@ impl Broker {
                 s.response.error = ErrorCode::RequestTimedOut;
                 s.pending = false;
             }
-            ctx.trace(TraceKind::PurgatoryCompleted { request: op.request, operation: id, expired: true });
+            ctx.trace(|| TraceKind::PurgatoryCompleted { request: op.request, operation: id, expired: true });
             self.complete_produce(ctx, op, Stage::Purgatory);
         }
         for (id, op) in self.fetch_purgatory.advance(now) {
-            ctx.trace(TraceKind::PurgatoryCompleted { request: op.request, operation: id, expired: true });
+            ctx.trace(|| TraceKind::PurgatoryCompleted { request: op.request, operation: id, expired: true });
             self.complete_fetch(ctx, op, Stage::Purgatory);
         }
         self.schedule_purgatory_tick(ctx);
@@ -700,7 +700,7 @@ impl Broker {
             if let Some(IsrChange::Shrunk { removed, lag_ms }) = p.maybe_shrink_isr(me, ctx.now_ms, lag_max) {
                 let isr = p.isr.clone();
                 self.record_isr(&tp, &isr);
-                ctx.trace(TraceKind::IsrShrunk { partition: tp.clone(), removed, lag_ms, isr });
+                ctx.trace(|| TraceKind::IsrShrunk { partition: tp.clone(), removed, lag_ms, isr });
                 // A smaller ISR may let the HW move (or freeze it below
                 // min.insync.replicas).
                 self.maybe_advance_high_watermark(ctx, &tp);
@@ -715,7 +715,7 @@ impl Broker {
         for (tp, p) in self.partitions.iter_mut() {
             let hw = p.high_watermark;
             for deleted in p.log.delete_retention(ctx.now_ms as i64, hw) {
-                ctx.trace(TraceKind::SegmentDeleted {
+                ctx.trace(|| TraceKind::SegmentDeleted {
                     partition: tp.clone(),
                     replica: me,
                     base_offset: deleted.base_offset,

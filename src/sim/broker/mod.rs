@@ -245,7 +245,7 @@ impl Broker {
             return;
         };
         let thread = conn.network_thread;
-        ctx.trace(super::trace::TraceKind::Hop {
+        ctx.trace(|| super::trace::TraceKind::Hop {
             request: response.id,
             api: response.api_key,
             direction: super::trace::Direction::Response,

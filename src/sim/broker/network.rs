@@ -35,7 +35,7 @@ impl Broker {
                 thread
             }
         };
-        ctx.trace(TraceKind::Hop {
+        ctx.trace(|| TraceKind::Hop {
             request: request.id,
             api: request.api_key(),
             direction: Direction::Request,
@@ -86,7 +86,7 @@ impl Broker {
         // Responses first: Kafka's Processor sends queued responses before it
         // polls its sockets for new requests.
         if let Some((client, response)) = t.response_queue.pop_front() {
-            ctx.trace(TraceKind::Hop {
+            ctx.trace(|| TraceKind::Hop {
                 request: response.id,
                 api: response.api_key,
                 direction: Direction::Response,
@@ -107,7 +107,7 @@ impl Broker {
             }
             if let Some(request) = conn.receive_buffer.pop_front() {
                 t.next_connection = (index + 1) % count;
-                ctx.trace(TraceKind::Hop {
+                ctx.trace(|| TraceKind::Hop {
                     request: request.id,
                     api: request.api_key(),
                     direction: Direction::Request,
@@ -129,9 +129,9 @@ impl Broker {
                 // The connection is muted as soon as a whole request was read,
                 // before the request is queued.
                 self.connections.get_mut(&client).expect("connection exists").muted = true;
-                ctx.trace(TraceKind::ConnectionMuted { client, muted: true });
+                ctx.trace(|| TraceKind::ConnectionMuted { client, muted: true });
                 if self.request_queue.len() < capacity {
-                    ctx.trace(TraceKind::Hop {
+                    ctx.trace(|| TraceKind::Hop {
                         request: request.id,
                         api: request.api_key(),
                         direction: Direction::Request,
@@ -144,12 +144,12 @@ impl Broker {
                 } else {
                     // Backpressure: the put blocks, and with it the whole
                     // network thread, until an I/O thread frees a slot.
-                    ctx.trace(TraceKind::RequestQueueFull { request: request.id, thread, capacity: capacity as u32 });
+                    ctx.trace(|| TraceKind::RequestQueueFull { request: request.id, thread, capacity: capacity as u32 });
                     self.network_threads[thread as usize].blocked = Some((client, request));
                 }
             }
             Some(NetworkWork::Writing { client, response }) => {
-                ctx.trace(TraceKind::Hop {
+                ctx.trace(|| TraceKind::Hop {
                     request: response.id,
                     api: response.api_key,
                     direction: Direction::Response,
@@ -159,7 +159,7 @@ impl Broker {
                 let conn = self.connections.get_mut(&client).expect("connection exists");
                 conn.send_buffer.push_back(response);
                 conn.muted = false;
-                ctx.trace(TraceKind::ConnectionMuted { client, muted: false });
+                ctx.trace(|| TraceKind::ConnectionMuted { client, muted: false });
                 ctx.timer(0, Timer::Broker(BrokerTimer::SocketFlush { client }));
                 self.wake_network_thread(ctx, thread);
             }
@@ -184,7 +184,7 @@ impl Broker {
         let Some((client, request)) = self.request_queue.pop_front() else {
             return;
         };
-        ctx.trace(TraceKind::Hop {
+        ctx.trace(|| TraceKind::Hop {
             request: request.id,
             api: request.api_key(),
             direction: Direction::Request,
@@ -204,7 +204,7 @@ impl Broker {
             return;
         };
         let (client, request) = self.network_threads[thread].blocked.take().expect("position found it");
-        ctx.trace(TraceKind::Hop {
+        ctx.trace(|| TraceKind::Hop {
             request: request.id,
             api: request.api_key(),
             direction: Direction::Request,

@@ -143,7 +143,7 @@ impl Consumer {
         let Message::Response(response) = msg else {
             return;
         };
-        ctx.trace(TraceKind::Hop {
+        ctx.trace(|| TraceKind::Hop {
             request: response.id,
             api: response.api_key,
             direction: Direction::Response,
@@ -198,7 +198,7 @@ impl Consumer {
                 }
             }
             self.positions.insert(pr.partition.clone(), next);
-            ctx.trace(TraceKind::FetchCompleted {
+            ctx.trace(|| TraceKind::FetchCompleted {
                 request: response.id,
                 partition: pr.partition.clone(),
                 records: count,

@@ -72,7 +72,7 @@ impl MetadataState {
         }
         self.partitions_per_topic.extend(counts);
         self.unknown_topics.extend(unknown_topics.iter().cloned());
-        ctx.trace(TraceKind::MetadataUpdated {
+        ctx.trace(|| TraceKind::MetadataUpdated {
             client: me,
             leaders: partitions.iter().map(|p| (p.partition.clone(), p.leader)).collect(),
         });

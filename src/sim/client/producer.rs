@@ -205,7 +205,7 @@ impl Producer {
             }
         };
         let tp = TopicPartition::new(topic.clone(), partition);
-        ctx.trace(TraceKind::PartitionChosen { client: self.id, partition: tp.clone(), reason: reason.clone() });
+        ctx.trace(|| TraceKind::PartitionChosen { client: self.id, partition: tp.clone(), reason: reason.clone() });
         let outcome = &mut self.records[pending.index as usize];
         outcome.partition = Some(partition);
         outcome.reason = Some(reason);
@@ -224,7 +224,7 @@ impl Producer {
             if let Some(b) = queue.back_mut().filter(|b| !b.sealed) {
                 b.sealed = true;
                 let (records, bytes) = (b.record_count(), b.size_bytes());
-                ctx.trace(TraceKind::BatchReady {
+                ctx.trace(|| TraceKind::BatchReady {
                     client: self.id,
                     partition: tp.clone(),
                     records,
@@ -262,7 +262,7 @@ impl Producer {
         if batch.size_bytes() >= batch_size {
             batch.sealed = true;
             let (records, bytes) = (batch.record_count(), batch.size_bytes());
-            ctx.trace(TraceKind::BatchReady { client: self.id, partition: tp, records, bytes, reason: "batch.size reached".into() });
+            ctx.trace(|| TraceKind::BatchReady { client: self.id, partition: tp, records, bytes, reason: "batch.size reached".into() });
             self.drain(ctx);
         }
     }
@@ -300,7 +300,7 @@ impl Producer {
                 let me = self.id;
                 if let Some(b) = self.accumulator.values_mut().flatten().find(|b| b.id == batch && !b.sealed) {
                     b.sealed = true;
-                    ctx.trace(TraceKind::BatchReady {
+                    ctx.trace(|| TraceKind::BatchReady {
                         client: me,
                         partition: b.partition.clone(),
                         records: b.record_count(),
@@ -447,7 +447,7 @@ impl Producer {
             || self.producer_id_in_flight == Some(response.id)
             || self.in_flight.contains_key(&response.id.correlation_id)
         {
-            ctx.trace(TraceKind::Hop {
+            ctx.trace(|| TraceKind::Hop {
                 request: response.id,
                 api: response.api_key,
                 direction: Direction::Response,
@@ -470,7 +470,7 @@ impl Producer {
                 if error == ErrorCode::None {
                     self.producer_id = producer_id;
                     self.producer_epoch = producer_epoch;
-                    ctx.trace(TraceKind::ProducerIdAssigned { client: me, producer_id, producer_epoch });
+                    ctx.trace(|| TraceKind::ProducerIdAssigned { client: me, producer_id, producer_epoch });
                 }
                 self.drain(ctx);
             }
@@ -502,7 +502,7 @@ impl Producer {
             let Some(part) = parts.iter().find(|p| p.partition == b.partition) else {
                 continue;
             };
-            ctx.trace(TraceKind::ProduceCompleted {
+            ctx.trace(|| TraceKind::ProduceCompleted {
                 request: id,
                 partition: b.partition.clone(),
                 base_offset: part.base_offset,
@@ -558,7 +558,7 @@ impl Producer {
             b.base_sequence = None;
         }
         if (error.is_retriable() || out_of_order) && within_delivery {
-            ctx.trace(TraceKind::ProduceRetry { client: self.id, partition: b.partition.clone(), error, attempt: b.attempts + 1 });
+            ctx.trace(|| TraceKind::ProduceRetry { client: self.id, partition: b.partition.clone(), error, attempt: b.attempts + 1 });
             if matches!(error, ErrorCode::NotLeaderOrFollower | ErrorCode::UnknownTopicOrPartition | ErrorCode::LeaderNotAvailable) {
                 let topic = b.partition.topic.clone();
                 self.metadata.leaders.remove(&b.partition);
