@@ -11,6 +11,7 @@ pub mod node;
 pub mod placement;
 pub mod protocol;
 pub mod purgatory;
+pub mod raft;
 pub mod record;
 pub mod rng;
 pub mod scenario;
