@@ -363,6 +363,15 @@ fn a_batch_over_max_message_bytes_is_message_too_large() {
     // Not retriable: the record fails; the next one is written at offset 0.
     assert_eq!(states(&sim, 0), vec![RecordState::Failed { error: ErrorCode::MessageTooLarge }, RecordState::Acknowledged { offset: 0 }]);
     assert_eq!(sim.view().replica("orders", 0, 0).unwrap().log_end_offset, 1);
+    // The trace line names the error once, then says what was wrong.
+    let line = sim
+        .trace()
+        .iter()
+        .find(|e| matches!(e.kind, TraceKind::ProduceRejected { .. }))
+        .map(|e| e.to_string())
+        .expect("a rejection was traced");
+    assert_eq!(line.matches("MESSAGE_TOO_LARGE").count(), 1, "{line}");
+    assert!(line.contains("more than max.message.bytes 200"), "{line}");
 }
 
 #[test]

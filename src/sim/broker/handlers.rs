@@ -235,7 +235,7 @@ impl Broker {
                 2 => ErrorCode::CorruptMessage,
                 _ => ErrorCode::InvalidRecord,
             };
-            return reject(ctx, error, e.to_string());
+            return reject(ctx, error, e.detail());
         }
         let Ok(header) = batch::read_header(bytes) else {
             return reject(ctx, ErrorCode::CorruptMessage, "unreadable batch header".into());

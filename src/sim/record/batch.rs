@@ -1624,7 +1624,20 @@ impl ValidationError {
 
 impl fmt::Display for ValidationError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ({}): ", self.name(), self.error_code())?;
+        write!(f, "{} ({}): {}", self.name(), self.error_code(), self.detail())
+    }
+}
+
+impl ValidationError {
+    /// What was wrong, without the error's name, for messages that name the
+    /// error themselves.
+    pub fn detail(&self) -> String {
+        let mut out = String::new();
+        let _ = self.write_detail(&mut out);
+        out
+    }
+
+    fn write_detail(&self, f: &mut impl fmt::Write) -> fmt::Result {
         match self {
             ValidationError::MessageTooLarge {
                 size,
