@@ -74,3 +74,45 @@ fn the_error_banner_is_visible_and_announced() {
     assert!(banner.text_content().unwrap().contains("boom"));
     banner.remove();
 }
+
+/// A share link made in wasm reopens to the same run, bit for bit.
+#[wasm_bindgen_test]
+fn a_share_link_reopens_the_same_run_in_wasm() {
+    use kafkascope::ui::setup::Setup;
+    use kafkascope::ui::share::ShareLink;
+    let setup = Setup { seed: 5, ..Setup::default() };
+    let mut s = setup.start().unwrap();
+    s.command(kafkascope::sim::simulation::Command::Produce {
+        client: 0,
+        topic: "orders".into(),
+        key: Some("k".into()),
+        value: Some("v".into()),
+        headers: vec![],
+        partition: None,
+        timestamp_ms: None,
+    })
+    .unwrap();
+    s.step_many(80);
+    s.go_to(40);
+    let reopened = ShareLink::decode(&ShareLink::of(&setup, &s).encode()).unwrap().open().unwrap();
+    assert_eq!(reopened.sim().trace_hash(), s.sim().trace_hash());
+    assert_eq!(reopened.view(), s.view());
+}
+
+/// A broken link in the address bar is announced, and the default cluster opens.
+#[wasm_bindgen_test]
+async fn a_broken_link_is_announced_and_the_default_cluster_opens() {
+    let history = web_sys::window().unwrap().history().unwrap();
+    history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some("#s=!!")).unwrap();
+    let root = document().create_element("div").unwrap();
+    document().body().unwrap().append_child(&root).unwrap();
+    yew::Renderer::<kafkascope::ui::app::App>::with_root(root.clone()).render();
+    yew::scheduler::flush().await;
+    let alert = root.query_selector("[role='alert']").unwrap().expect("an alert");
+    assert!(alert.text_content().unwrap().contains("This share link could not be opened"));
+    assert!(root.query_selector("[aria-label='Broker 2']").unwrap().is_some());
+    assert!(root.query_selector("[aria-label='Broker 3']").unwrap().is_none());
+    root.remove();
+    let path = web_sys::window().unwrap().location().pathname().unwrap();
+    history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&path)).unwrap();
+}

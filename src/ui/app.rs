@@ -1,15 +1,19 @@
 //! The components. They draw the simulation's view model and narrate its
 //! trace; every change goes through [`Action`] and the [`Session`].
 
-use super::i18n::Lang;
-use super::session::{producer_for_acks, Session, CONSUMER};
+use super::follow;
+use super::i18n::{self, Lang};
+use super::session::{Session, MAX_REPLAY_COMMANDS, MAX_REPLAY_STEPS};
+use super::setup::{Setup, SetupError};
+use super::share::{self, LinkError, ShareLink};
 use crate::sim::client::producer::RecordState;
-use crate::sim::ids::NodeId;
+use crate::sim::ids::{NodeId, RequestId};
 use crate::sim::protocol::ApiKey;
 use crate::sim::simulation::Command;
-use crate::sim::trace::Direction;
+use crate::sim::trace::{Direction, Stage as SimStage};
 use crate::sim::view::{BrokerView, ClusterView, ConsumerView, PartitionView, ProducerView, Token};
 use std::cell::RefCell;
+use std::collections::BTreeSet;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -19,12 +23,47 @@ use yew::prelude::*;
 #[derive(Clone)]
 pub struct AppState {
     session: Rc<RefCell<Session>>,
+    /// The setup the session was started from.
+    setup: Setup,
+    /// Counts the sessions started, so forms keyed by it start afresh.
+    generation: u64,
     version: u64,
     error: Option<String>,
+    /// The last refused setup and why (shown next to the Setup form).
+    setup_error: Option<(SetupError, Option<Setup>)>,
+    setup_open: bool,
+    /// A share link that could not be opened.
+    link_error: Option<LinkError>,
+    share: ShareStatus,
+    /// The fragment this page wrote last, so its own writes are not
+    /// mistaken for a new link.
+    fragment: String,
+    followed: Option<Followed>,
+    /// Next hop ran out of steps without the request moving.
+    follow_stalled: bool,
     playing: bool,
     /// An index into [`SPEEDS`].
     speed: usize,
     lang: Lang,
+}
+
+/// The request the learner follows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Followed {
+    pub request: RequestId,
+    /// Its API's name, for the panel's title.
+    pub api: ApiKey,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShareStatus {
+    None,
+    /// The link is in the address bar.
+    InAddressBar,
+    /// ... and on the clipboard.
+    Copied,
+    /// The run is longer than a link may replay.
+    TooLong,
 }
 
 impl AppState {
@@ -32,6 +71,56 @@ impl AppState {
     /// default picture (the segment inspector).
     pub fn session(&self) -> std::cell::Ref<'_, Session> {
         self.session.borrow()
+    }
+
+    pub fn setup(&self) -> &Setup {
+        &self.setup
+    }
+
+    pub fn setup_error(&self) -> Option<&(SetupError, Option<Setup>)> {
+        self.setup_error.as_ref()
+    }
+
+    pub fn setup_open(&self) -> bool {
+        self.setup_open
+    }
+
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// The state a page opens with: the share link in the address bar if
+    /// there is one, else the default cluster. A link that cannot be opened
+    /// leaves the default cluster and says why.
+    fn opening(fragment: Option<String>) -> Self {
+        let mut state = Self {
+            session: Rc::new(RefCell::new(Session::default())),
+            setup: Setup::default(),
+            generation: 0,
+            version: 0,
+            error: None,
+            setup_error: None,
+            setup_open: false,
+            link_error: None,
+            share: ShareStatus::None,
+            fragment: String::new(),
+            followed: None,
+            follow_stalled: false,
+            playing: false,
+            speed: 4,
+            lang: saved_language().unwrap_or_default(),
+        };
+        if let Some(f) = fragment.filter(|f| share::is_link(f)) {
+            state.fragment = f.trim_start_matches('#').to_string();
+            match ShareLink::decode(&f).and_then(|link| link.open().map(|s| (s, link.setup))) {
+                Ok((session, setup)) => {
+                    state.session = Rc::new(RefCell::new(session));
+                    state.setup = setup;
+                }
+                Err(e) => state.link_error = Some(e),
+            }
+        }
+        state
     }
 }
 
@@ -43,20 +132,16 @@ impl PartialEq for AppState {
 
 impl Default for AppState {
     fn default() -> Self {
-        Self {
-            session: Rc::new(RefCell::new(Session::default())),
-            version: 0,
-            error: None,
-            playing: false,
-            speed: 4,
-            lang: saved_language().unwrap_or_default(),
-        }
+        Self::opening(current_fragment())
     }
 }
 
 /// Steps per second while playing, on a log scale: each notch is about
 /// 1.8 times the one before.
 pub const SPEEDS: [u32; 13] = [1, 2, 3, 6, 10, 18, 32, 56, 100, 178, 316, 562, 1000];
+
+/// How many steps Next hop tries before it gives up on the request moving.
+pub const NEXT_HOP_LIMIT: u32 = 20_000;
 
 /// The browser timer's period and the steps taken per tick for a speed: slow
 /// speeds tick once per step, fast ones take several steps each frame.
@@ -79,67 +164,91 @@ pub enum Action {
     Tick,
     GoTo(usize),
     ToggleLanguage,
-    Produce { key: String, value: String, acks: i16 },
-    Fetch { partition: u32, offset: Option<i64>, min_bytes: i32, max_wait_ms: i32 },
+    ToggleTheme,
+    /// The system's colour scheme changed: draw again.
+    SchemeChanged,
+    Produce { topic: String, key: String, value: String, acks: i16 },
+    Fetch { topic: String, partition: u32, offset: Option<i64>, min_bytes: i32, max_wait_ms: i32 },
     ShowError(String),
+    ToggleSetup,
+    /// Start a fresh session with this setup, if the simulation takes it.
+    ApplySetup(Setup),
+    /// The form could not even read its fields.
+    RejectSetup(SetupError),
+    /// Put the share link in the address bar.
+    ShareLink,
+    /// The clipboard took the link too.
+    ShareCopied,
+    /// The address bar's fragment changed to this (a pasted link).
+    OpenFragment(String),
+    Follow(Followed),
+    Unfollow,
+    NextHop,
 }
 
 impl Reducible for AppState {
     type Action = Action;
 
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
-        let mut error = None;
-        let (mut playing, mut speed, mut lang) = (self.playing, self.speed, self.lang);
-        {
-            let mut session = self.session.borrow_mut();
-            let result: Result<(), String> = match action {
-                Action::Step => {
-                    session.step();
-                    Ok(())
-                }
-                Action::StepBack => {
-                    playing = false;
-                    session.step_back();
-                    Ok(())
-                }
-                Action::Play => {
-                    playing = true;
-                    Ok(())
-                }
-                Action::Pause => {
-                    playing = false;
-                    Ok(())
-                }
-                Action::TogglePlay => {
-                    playing = !playing;
-                    Ok(())
-                }
-                Action::SetSpeed(s) => {
-                    speed = s.min(SPEEDS.len() - 1);
-                    Ok(())
-                }
-                Action::Tick => {
-                    if playing {
-                        let (_, per_tick) = tick_plan(SPEEDS[speed]);
-                        if session.step_many(per_tick) == 0 {
-                            playing = false;
-                        }
+        let mut next = (*self).clone();
+        next.version += 1;
+        next.error = None;
+        let result: Result<(), String> = match action {
+            Action::Step => {
+                next.session.borrow_mut().step();
+                Ok(())
+            }
+            Action::StepBack => {
+                next.playing = false;
+                next.session.borrow_mut().step_back();
+                Ok(())
+            }
+            Action::Play => {
+                next.playing = true;
+                Ok(())
+            }
+            Action::Pause => {
+                next.playing = false;
+                Ok(())
+            }
+            Action::TogglePlay => {
+                next.playing = !next.playing;
+                Ok(())
+            }
+            Action::SetSpeed(s) => {
+                next.speed = s.min(SPEEDS.len() - 1);
+                Ok(())
+            }
+            Action::Tick => {
+                if next.playing {
+                    let (_, per_tick) = tick_plan(SPEEDS[next.speed]);
+                    if next.session.borrow_mut().step_many(per_tick) == 0 {
+                        next.playing = false;
                     }
-                    Ok(())
                 }
-                Action::ToggleLanguage => {
-                    lang = lang.other();
-                    save_language(lang);
-                    Ok(())
-                }
-                Action::GoTo(index) => {
-                    playing = false;
-                    session.go_to(index);
-                    Ok(())
-                }
-                Action::Produce { key, value, acks } => session.command(Command::Produce {
-                    client: producer_for_acks(acks),
-                    topic: "orders".into(),
+                Ok(())
+            }
+            Action::ToggleLanguage => {
+                next.lang = next.lang.other();
+                save_language(next.lang);
+                Ok(())
+            }
+            Action::ToggleTheme => {
+                toggle_theme();
+                Ok(())
+            }
+            Action::SchemeChanged => Ok(()),
+            Action::GoTo(index) => {
+                next.playing = false;
+                next.session.borrow_mut().go_to(index);
+                Ok(())
+            }
+            Action::Produce { topic, key, value, acks } => next
+                .session
+                .borrow_mut()
+                .command(Command::Produce {
+                    client: next.setup.producer_for_acks(acks),
+                    topic,
                     // An empty field means no key: Kafka's null key.
                     key: (!key.is_empty()).then_some(key),
                     value: Some(value),
@@ -148,23 +257,116 @@ impl Reducible for AppState {
                     timestamp_ms: None,
                 })
                 .map_err(|e| e.to_string()),
-                Action::Fetch { partition, offset, min_bytes, max_wait_ms } => session.command(Command::Fetch {
-                    client: CONSUMER,
-                    topic: "orders".into(),
+            Action::Fetch { topic, partition, offset, min_bytes, max_wait_ms } => next
+                .session
+                .borrow_mut()
+                .command(Command::Fetch {
+                    client: next.setup.consumer(),
+                    topic,
                     partition,
                     offset,
                     min_bytes: Some(min_bytes),
                     max_wait_ms: Some(max_wait_ms),
                 })
                 .map_err(|e| e.to_string()),
-                Action::ShowError(message) => Err(message),
-            };
-            if let Err(e) = result {
-                error = Some(e);
+            Action::ShowError(message) => Err(message),
+            Action::ToggleSetup => {
+                next.setup_open = !next.setup_open;
+                Ok(())
             }
+            Action::ApplySetup(setup) => {
+                match setup.start() {
+                    Ok(session) => {
+                        next.start_session(session, setup);
+                        next.link_error = None;
+                        next.fragment.clear();
+                        clear_fragment();
+                    }
+                    Err(e) => next.setup_error = Some((e, Some(setup))),
+                }
+                Ok(())
+            }
+            Action::RejectSetup(e) => {
+                next.setup_error = Some((e, None));
+                Ok(())
+            }
+            Action::ShareLink => {
+                let link = ShareLink::of(&next.setup, &next.session.borrow());
+                if link.end_step > MAX_REPLAY_STEPS || link.actions.len() > MAX_REPLAY_COMMANDS {
+                    next.share = ShareStatus::TooLong;
+                } else {
+                    let fragment = link.encode();
+                    write_fragment(&fragment);
+                    next.fragment = fragment;
+                    next.share = ShareStatus::InAddressBar;
+                }
+                Ok(())
+            }
+            Action::ShareCopied if next.share == ShareStatus::TooLong => Ok(()),
+            Action::ShareCopied => {
+                next.share = ShareStatus::Copied;
+                Ok(())
+            }
+            Action::OpenFragment(f) => {
+                let f = f.trim_start_matches('#').to_string();
+                if share::is_link(&f) && f != next.fragment {
+                    let AppState { session, setup, link_error, fragment, .. } = Self::opening(Some(f));
+                    let session = Rc::try_unwrap(session).map(RefCell::into_inner).unwrap_or_else(|rc| rc.borrow().clone());
+                    next.start_session(session, setup);
+                    next.link_error = link_error;
+                    next.fragment = fragment;
+                }
+                Ok(())
+            }
+            Action::Follow(f) => {
+                next.followed = Some(f);
+                next.follow_stalled = false;
+                Ok(())
+            }
+            Action::Unfollow => {
+                next.followed = None;
+                next.follow_stalled = false;
+                Ok(())
+            }
+            Action::NextHop => {
+                next.playing = false;
+                if let Some(f) = &next.followed {
+                    let id = f.request;
+                    let (_, moved) = next.session.borrow_mut().step_until(NEXT_HOP_LIMIT, |events| follow::moved(events, id));
+                    next.follow_stalled = !moved;
+                }
+                Ok(())
+            }
+        };
+        if let Err(e) = result {
+            next.error = Some(e);
         }
-        Rc::new(AppState { session: self.session.clone(), version: self.version + 1, error, playing, speed, lang })
+        Rc::new(next)
     }
+}
+
+impl AppState {
+    /// Replaces the session with a fresh one: everything tied to the old run
+    /// (the followed request, errors, the share status) goes with it.
+    fn start_session(&mut self, session: Session, setup: Setup) {
+        self.session = Rc::new(RefCell::new(session));
+        self.setup = setup;
+        self.generation += 1;
+        self.setup_error = None;
+        self.share = ShareStatus::None;
+        self.followed = None;
+        self.follow_stalled = false;
+        self.playing = false;
+    }
+}
+
+/// What the follow highlighting needs everywhere a token is drawn.
+#[derive(Clone, PartialEq)]
+pub struct FollowContext {
+    pub followed: Option<RequestId>,
+    /// Follower fetches that released the followed produce from purgatory.
+    pub releasers: Rc<Vec<RequestId>>,
+    pub on_follow: Callback<Followed>,
 }
 
 #[function_component(App)]
@@ -178,7 +380,20 @@ pub fn app() -> Html {
     let can_step = session.sim().has_pending();
     let can_step_back = session.can_step_back();
     let (timeline_len, timeline_index) = (session.timeline_len(), session.timeline_index());
+    // Following: the request's own events, its stages on each broker, and
+    // what released it from purgatory.
+    let followed = state.followed.clone();
+    let follow_data = followed.as_ref().map(|f| {
+        let trace = session.sim().trace();
+        let lines: Vec<String> = follow::events_of(trace, f.request)
+            .into_iter()
+            .map(|e| i18n::hop_line(lang, e.step, e.time_ms, &e.node.to_string(), &narrate_in(lang, e)))
+            .collect();
+        (lines, follow::visited(trace, f.request), follow::release(trace, f.request), follow::finished(trace, f.request))
+    });
     drop(session);
+    let visited = follow_data.as_ref().map(|d| d.1.clone()).unwrap_or_default();
+    let release = follow_data.as_ref().and_then(|d| d.2.clone());
 
     // Play: a browser interval dispatches ticks; it is dropped (stopped)
     // when playing stops or the speed changes.
@@ -192,8 +407,9 @@ pub fn app() -> Html {
             move || drop(interval)
         });
     }
-    // Keyboard: Space plays or pauses, → steps, ← steps back; and playing
-    // stops by itself when the page is hidden.
+    // Keyboard: Space plays or pauses, → steps, ← steps back; playing stops
+    // by itself when the page is hidden; a link pasted into the address bar
+    // opens.
     {
         let state = state.clone();
         use_effect_with((), move |_| {
@@ -210,22 +426,55 @@ pub fn app() -> Html {
         let state = state.clone();
         Callback::from(move |_| state.dispatch(Action::StepBack))
     };
+    let on_share = {
+        let state = state.clone();
+        Callback::from(move |_| {
+            state.dispatch(Action::ShareLink);
+            let copied = state.clone();
+            copy_address_to_clipboard(move || copied.dispatch(Action::ShareCopied));
+        })
+    };
+    let follow_context = FollowContext {
+        followed: followed.as_ref().map(|f| f.request),
+        releasers: Rc::new(release.as_ref().map(|r| r.fetches.clone()).unwrap_or_default()),
+        on_follow: {
+            let state = state.clone();
+            Callback::from(move |f: Followed| state.dispatch(Action::Follow(f)))
+        },
+    };
+    let topics: Vec<(String, u32)> = state.setup.topics.iter().map(|t| (t.name.clone(), t.partitions)).collect();
+    let theme_label = match current_theme() {
+        Theme::Dark => t.theme_light,
+        Theme::Light => t.theme_dark,
+    };
+    let generation = state.generation;
 
     html! {
         <ContextProvider<Lang> context={lang}>
+        <ContextProvider<FollowContext> context={follow_context}>
         <div class="app" lang={lang.code()}>
             <header class="app-header">
                 <div class="title-row">
                     <h1>{ "KafkaScope" }</h1>
-                    <button class="language" onclick={dispatcher(&state, || Action::ToggleLanguage)}
-                        aria-label="Language" title="English / 한국어">{ t.switch_language }</button>
+                    <div class="header-buttons">
+                        <button class="theme" onclick={dispatcher(&state, || Action::ToggleTheme)}
+                            aria-label="Theme">{ theme_label }</button>
+                        <button class="language" onclick={dispatcher(&state, || Action::ToggleLanguage)}
+                            aria-label="Language" title="English / 한국어">{ t.switch_language }</button>
+                    </div>
                 </div>
                 <p class="tagline">{ t.tagline }</p>
             </header>
+            if let Some(e) = &state.link_error {
+                <p class="error link-error" role="alert">
+                    { format!("{}: {}. {}", t.link_error_intro, i18n::link_error(lang, e), t.link_error_fallback) }
+                </p>
+            }
             <main>
+                <super::setup_form::SetupPanel key={format!("setup-{generation}")} state={state.clone()} />
                 <section class="controls" aria-label="Controls">
-                    <ProduceForm state={state.clone()} />
-                    <FetchForm state={state.clone()} partitions={view.partitions.len() as u32} />
+                    <ProduceForm key={format!("produce-{generation}")} state={state.clone()} topics={topics.clone()} acks={state.setup.acks} />
+                    <FetchForm key={format!("fetch-{generation}")} state={state.clone()} topics={topics.clone()} />
                     <div class="step-controls" role="group" aria-label="Stepping">
                         <button onclick={on_step_back} disabled={!can_step_back} aria-label="Step back" title="Step back (←)">{ t.step_back }</button>
                         <button onclick={on_step} disabled={!can_step} aria-label="Step" title="Step (→)">{ t.step }</button>
@@ -234,11 +483,13 @@ pub fn app() -> Html {
                         } else {
                             <button onclick={dispatcher(&state, || Action::Play)} disabled={!can_step} aria-label="Play" title="Play (Space)">{ t.play }</button>
                         }
-                        <label for="speed">{ t.speed }</label>
-                        <input id="speed" type="range" min="0" max={(SPEEDS.len() - 1).to_string()} value={state.speed.to_string()}
-                            aria-valuetext={format!("{} steps per second", SPEEDS[state.speed])}
-                            oninput={speed_input(&state)} />
-                        <span class="speed-value">{ format!("{}{}", SPEEDS[state.speed], t.per_second) }</span>
+                        <span class="speed">
+                            <label for="speed">{ t.speed }</label>
+                            <input id="speed" type="range" min="0" max={(SPEEDS.len() - 1).to_string()} value={state.speed.to_string()}
+                                aria-valuetext={format!("{} steps per second", SPEEDS[state.speed])}
+                                oninput={speed_input(&state)} />
+                            <span class="speed-value">{ format!("{}{}", SPEEDS[state.speed], t.per_second) }</span>
+                        </span>
                         <span class="clock" aria-label={format!("step {} · {} ms", view.step, view.time_ms)}>{ format!("{} {} · {} ms", t.step_word, view.step, view.time_ms) }</span>
                     </div>
                     <div class="timeline" role="group" aria-label="Timeline">
@@ -246,6 +497,15 @@ pub fn app() -> Html {
                         <input id="timeline" type="range" min="0" max={(timeline_len - 1).to_string()} value={timeline_index.to_string()}
                             oninput={timeline_input(&state)} />
                         <span class="timeline-value">{ format!("{} / {}", timeline_index, timeline_len - 1) }</span>
+                    </div>
+                    <div class="share" role="group" aria-label="Share">
+                        <button class="secondary" onclick={on_share} aria-label="Copy share link">{ t.copy_share_link }</button>
+                        <span class="share-status" role="status">{ match state.share {
+                            ShareStatus::None => "",
+                            ShareStatus::InAddressBar => t.link_in_address_bar,
+                            ShareStatus::Copied => t.link_copied,
+                            ShareStatus::TooLong => t.link_too_long,
+                        } }</span>
                     </div>
                     if let Some(error) = &state.error {
                         <p class="error" role="alert">{ error }</p>
@@ -259,8 +519,13 @@ pub fn app() -> Html {
                         <ul>{ for narration.iter().map(|n| html! { <li>{ n }</li> }) }</ul>
                     }
                 </section>
+                if let (Some(f), Some((lines, _, release, finished))) = (&followed, &follow_data) {
+                    <FollowPanel followed={f.clone()} lines={lines.clone()} release={release.as_ref().map(|r| i18n::released_by(lang, r))}
+                        finished={*finished} stalled={state.follow_stalled} can_step={can_step}
+                        on_next={dispatcher(&state, || Action::NextHop)} on_stop={dispatcher(&state, || Action::Unfollow)} />
+                }
                 <Partitions partitions={view.partitions.clone()} />
-                <Cluster view={view.clone()} />
+                <Cluster view={view.clone()} visited={Rc::new(visited)} />
                 <div class="clients">
                     <Produced producers={view.producers.clone()} />
                     <Consumed consumers={view.consumers.clone()} />
@@ -268,7 +533,62 @@ pub fn app() -> Html {
                 <super::inspector::SegmentInspector state={state.clone()} view={view.clone()} />
             </main>
         </div>
+        </ContextProvider<FollowContext>>
         </ContextProvider<Lang>>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct FollowPanelProps {
+    followed: Followed,
+    lines: Vec<String>,
+    release: Option<String>,
+    finished: bool,
+    stalled: bool,
+    can_step: bool,
+    on_next: Callback<MouseEvent>,
+    on_stop: Callback<MouseEvent>,
+}
+
+/// The followed request's path so far, one line per event, newest last.
+#[function_component(FollowPanel)]
+fn follow_panel(props: &FollowPanelProps) -> Html {
+    let t = use_context::<Lang>().unwrap_or_default().texts();
+    let list = use_node_ref();
+    {
+        // Keep the newest hop in sight.
+        let list = list.clone();
+        let count = props.lines.len();
+        use_effect_with(count, move |_| {
+            if let Some(el) = list.cast::<web_sys::Element>() {
+                el.set_scroll_top(el.scroll_height());
+            }
+        });
+    }
+    let f = &props.followed;
+    html! {
+        <section class="following" aria-label="Following">
+            <div class="following-head">
+                <h2>{ format!("{}: {} {}", t.following, f.api.name(), f.request) }</h2>
+                <button onclick={props.on_next.clone()} disabled={props.finished || !props.can_step} aria-label="Next hop">{ t.next_hop }</button>
+                <button class="secondary" onclick={props.on_stop.clone()} aria-label="Stop following">{ t.stop_following }</button>
+            </div>
+            if props.finished {
+                <p class="hint">{ t.request_finished }</p>
+            } else if props.stalled {
+                <p class="hint">{ t.did_not_move }</p>
+            }
+            if let Some(r) = &props.release {
+                <p class="release" aria-label="Released by">{ r }</p>
+            }
+            if props.lines.is_empty() {
+                <p class="hint">{ t.no_hops_yet }</p>
+            } else {
+                <ol class="hops" aria-label="Hops" ref={list}>
+                    { for props.lines.iter().map(|l| html! { <li>{ l }</li> }) }
+                </ol>
+            }
+        </section>
     }
 }
 
@@ -285,6 +605,130 @@ fn narrate_in(lang: Lang, event: &crate::sim::trace::TraceEvent) -> String {
     match lang {
         Lang::En => super::narrate::narrate(event),
         Lang::Ko => super::narrate_ko::narrate(event),
+    }
+}
+
+/// The address bar's fragment, with its `#`.
+fn current_fragment() -> Option<String> {
+    #[cfg(target_arch = "wasm32")]
+    {
+        web_sys::window()?.location().hash().ok().filter(|h| !h.is_empty())
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    None
+}
+
+/// Puts a share link in the address bar without a reload or a history entry.
+fn write_fragment(fragment: &str) {
+    #[cfg(target_arch = "wasm32")]
+    if let Some(history) = web_sys::window().and_then(|w| w.history().ok()) {
+        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&format!("#{fragment}")));
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = fragment;
+}
+
+/// Takes an old share link out of the address bar (a new setup replaced it).
+fn clear_fragment() {
+    #[cfg(target_arch = "wasm32")]
+    if let Some(window) = web_sys::window() {
+        let location = window.location();
+        if location.hash().is_ok_and(|h| !h.is_empty()) {
+            let url = format!("{}{}", location.pathname().unwrap_or_default(), location.search().unwrap_or_default());
+            if let Ok(history) = window.history() {
+                let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+            }
+        }
+    }
+}
+
+/// Copies the address (which now holds the share link) to the clipboard,
+/// calling `done` if the browser allowed it. A refusal is quiet: the link is
+/// in the address bar anyway.
+fn copy_address_to_clipboard(done: impl FnOnce() + 'static) {
+    #[cfg(target_arch = "wasm32")]
+    {
+        use wasm_bindgen::JsCast;
+        let Some(window) = web_sys::window() else { return };
+        let navigator = window.navigator();
+        let has_clipboard = js_sys::Reflect::get(&navigator, &"clipboard".into()).is_ok_and(|c| !c.is_undefined());
+        let Ok(href) = window.location().href() else { return };
+        if !has_clipboard {
+            return;
+        }
+        let ok = wasm_bindgen::closure::Closure::once_into_js(move |_: wasm_bindgen::JsValue| done());
+        let refused = wasm_bindgen::closure::Closure::once_into_js(|_: wasm_bindgen::JsValue| {});
+        let promise = navigator.clipboard().write_text(&href);
+        if let Ok(then) = js_sys::Reflect::get(&promise, &"then".into()).and_then(|f| f.dyn_into::<js_sys::Function>()) {
+            let _ = then.call2(&promise, &ok, &refused);
+        }
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = done;
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Theme {
+    Light,
+    Dark,
+}
+
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+const THEME_KEY: &str = "kafkascope.theme";
+
+/// The theme shown: the one chosen on this browser, else the system's.
+pub fn current_theme() -> Theme {
+    #[cfg(target_arch = "wasm32")]
+    {
+        let root = web_sys::window().and_then(|w| w.document()).and_then(|d| d.document_element());
+        match root.and_then(|r| r.get_attribute("data-theme")).as_deref() {
+            Some("dark") => return Theme::Dark,
+            Some("light") => return Theme::Light,
+            _ => {}
+        }
+        let dark = web_sys::window()
+            .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
+            .is_some_and(|m| m.matches());
+        if dark {
+            Theme::Dark
+        } else {
+            Theme::Light
+        }
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    Theme::Light
+}
+
+/// Sets the theme the browser remembers, if it remembers one; called once
+/// before the app renders so the page never flashes the other palette.
+pub fn apply_saved_theme() {
+    #[cfg(target_arch = "wasm32")]
+    {
+        let saved = web_sys::window()
+            .and_then(|w| w.local_storage().ok().flatten())
+            .and_then(|s| s.get_item(THEME_KEY).ok().flatten());
+        if let Some(theme) = saved.filter(|t| t == "dark" || t == "light") {
+            if let Some(root) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.document_element()) {
+                let _ = root.set_attribute("data-theme", &theme);
+            }
+        }
+    }
+}
+
+/// Switches to the other theme and remembers the choice.
+fn toggle_theme() {
+    #[cfg(target_arch = "wasm32")]
+    {
+        let theme = match current_theme() {
+            Theme::Dark => "light",
+            Theme::Light => "dark",
+        };
+        if let Some(root) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.document_element()) {
+            let _ = root.set_attribute("data-theme", theme);
+        }
+        if let Some(storage) = web_sys::window().and_then(|w| w.local_storage().ok().flatten()) {
+            let _ = storage.set_item(THEME_KEY, theme);
+        }
     }
 }
 
@@ -348,6 +792,10 @@ struct GlobalListeners {
     keydown: wasm_bindgen::closure::Closure<dyn Fn(web_sys::KeyboardEvent)>,
     #[cfg(target_arch = "wasm32")]
     visibility: wasm_bindgen::closure::Closure<dyn Fn(web_sys::Event)>,
+    #[cfg(target_arch = "wasm32")]
+    hashchange: wasm_bindgen::closure::Closure<dyn Fn(web_sys::Event)>,
+    #[cfg(target_arch = "wasm32")]
+    scheme: Option<(web_sys::MediaQueryList, wasm_bindgen::closure::Closure<dyn Fn(web_sys::Event)>)>,
 }
 
 impl Drop for GlobalListeners {
@@ -357,6 +805,10 @@ impl Drop for GlobalListeners {
             use wasm_bindgen::JsCast;
             if let Some(window) = web_sys::window() {
                 let _ = window.remove_event_listener_with_callback("keydown", self.keydown.as_ref().unchecked_ref());
+                let _ = window.remove_event_listener_with_callback("hashchange", self.hashchange.as_ref().unchecked_ref());
+                if let Some((query, listener)) = &self.scheme {
+                    let _ = query.remove_event_listener_with_callback("change", listener.as_ref().unchecked_ref());
+                }
                 if let Some(document) = window.document() {
                     let _ = document
                         .remove_event_listener_with_callback("visibilitychange", self.visibility.as_ref().unchecked_ref());
@@ -389,18 +841,33 @@ fn install_global_listeners(state: UseReducerHandle<AppState>) -> GlobalListener
         e.prevent_default();
         keys_state.dispatch(action);
     });
+    let visibility_state = state.clone();
     let visibility = Closure::<dyn Fn(web_sys::Event)>::new(move |_| {
         if web_sys::window().and_then(|w| w.document()).is_some_and(|d| d.hidden()) {
-            state.dispatch(Action::Pause);
+            visibility_state.dispatch(Action::Pause);
+        }
+    });
+    let scheme_state = state.clone();
+    let scheme_listener = Closure::<dyn Fn(web_sys::Event)>::new(move |_| scheme_state.dispatch(Action::SchemeChanged));
+    let scheme = web_sys::window()
+        .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
+        .map(|query| {
+            let _ = query.add_event_listener_with_callback("change", scheme_listener.as_ref().unchecked_ref());
+            (query, scheme_listener)
+        });
+    let hashchange = Closure::<dyn Fn(web_sys::Event)>::new(move |_| {
+        if let Some(fragment) = current_fragment() {
+            state.dispatch(Action::OpenFragment(fragment));
         }
     });
     if let Some(window) = web_sys::window() {
         let _ = window.add_event_listener_with_callback("keydown", keydown.as_ref().unchecked_ref());
+        let _ = window.add_event_listener_with_callback("hashchange", hashchange.as_ref().unchecked_ref());
         if let Some(document) = window.document() {
             let _ = document.add_event_listener_with_callback("visibilitychange", visibility.as_ref().unchecked_ref());
         }
     }
-    GlobalListeners { keydown, visibility }
+    GlobalListeners { keydown, visibility, hashchange, scheme }
 }
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -408,38 +875,58 @@ fn install_global_listeners(_state: UseReducerHandle<AppState>) -> GlobalListene
     GlobalListeners {}
 }
 
+
 #[derive(Properties, PartialEq)]
 struct ProduceFormProps {
     state: UseReducerHandle<AppState>,
+    /// (name, partitions) of each topic.
+    topics: Vec<(String, u32)>,
+    /// The setup's acks, which the form starts with.
+    acks: i16,
 }
 
 #[function_component(ProduceForm)]
 fn produce_form(props: &ProduceFormProps) -> Html {
     let t = use_context::<Lang>().unwrap_or_default().texts();
+    let topic = use_node_ref();
     let key = use_node_ref();
     let value = use_node_ref();
     let acks = use_node_ref();
     let onsubmit = {
-        let (key, value, acks, state) = (key.clone(), value.clone(), acks.clone(), props.state.clone());
+        let (topic, key, value, acks, state) = (topic.clone(), key.clone(), value.clone(), acks.clone(), props.state.clone());
+        let first = props.topics.first().map(|(n, _)| n.clone()).unwrap_or_default();
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
             let read = |r: &NodeRef| r.cast::<web_sys::HtmlInputElement>().map(|i| i.value()).unwrap_or_default();
             let acks = acks.cast::<web_sys::HtmlSelectElement>().and_then(|s| s.value().parse::<i16>().ok()).unwrap_or(-1);
-            state.dispatch(Action::Produce { key: read(&key), value: read(&value), acks });
+            let topic = topic.cast::<web_sys::HtmlSelectElement>().map(|s| s.value()).unwrap_or_else(|| first.clone());
+            state.dispatch(Action::Produce { topic, key: read(&key), value: read(&value), acks });
         })
     };
     html! {
         <form class="produce-form" {onsubmit} aria-label="Produce a record">
-            <label for="produce-key">{ t.key }</label>
-            <input id="produce-key" ref={key} type="text" value="user-42" aria-label="Key" />
-            <label for="produce-value">{ t.value }</label>
-            <input id="produce-value" ref={value} type="text" value="hello" aria-label="Value" />
-            <label for="produce-acks">{ t.acks }</label>
-            <select id="produce-acks" ref={acks} aria-label="Acks" title={t.acks_hint}>
-                <option value="-1" selected=true>{ "all (-1)" }</option>
-                <option value="1">{ "1" }</option>
-                <option value="0">{ "0" }</option>
-            </select>
+            <span class="field">
+                <label for="produce-topic">{ t.topic }</label>
+                <select id="produce-topic" ref={topic} aria-label="Produce topic">
+                    { for props.topics.iter().map(|(name, _)| html! { <option value={name.clone()}>{ name }</option> }) }
+                </select>
+            </span>
+            <span class="field">
+                <label for="produce-key">{ t.key }</label>
+                <input id="produce-key" ref={key} type="text" value="user-42" aria-label="Key" />
+            </span>
+            <span class="field">
+                <label for="produce-value">{ t.value }</label>
+                <input id="produce-value" ref={value} type="text" value="hello" aria-label="Value" />
+            </span>
+            <span class="field">
+                <label for="produce-acks">{ t.acks }</label>
+                <select id="produce-acks" ref={acks} aria-label="Acks" title={t.acks_hint}>
+                    <option value="-1" selected={props.acks == -1}>{ "all (-1)" }</option>
+                    <option value="1" selected={props.acks == 1}>{ "1" }</option>
+                    <option value="0" selected={props.acks == 0}>{ "0" }</option>
+                </select>
+            </span>
             <button type="submit" aria-label="Produce">{ t.produce }</button>
         </form>
     }
@@ -448,20 +935,24 @@ fn produce_form(props: &ProduceFormProps) -> Html {
 #[derive(Properties, PartialEq)]
 struct FetchFormProps {
     state: UseReducerHandle<AppState>,
-    partitions: u32,
+    /// (name, partitions) of each topic.
+    topics: Vec<(String, u32)>,
 }
 
 #[function_component(FetchForm)]
 fn fetch_form(props: &FetchFormProps) -> Html {
     let lang = use_context::<Lang>().unwrap_or_default();
     let t = lang.texts();
+    let chosen_topic = use_state(|| 0usize);
     let partition = use_node_ref();
     let offset = use_node_ref();
     let min_bytes = use_node_ref();
     let max_wait = use_node_ref();
+    let (topic_name, partitions) = props.topics.get(*chosen_topic).or(props.topics.first()).cloned().unwrap_or_default();
     let onsubmit = {
         let refs = (partition.clone(), offset.clone(), min_bytes.clone(), max_wait.clone());
         let state = props.state.clone();
+        let topic = topic_name.clone();
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
             let read = |r: &NodeRef| {
@@ -486,26 +977,49 @@ fn fetch_form(props: &FetchFormProps) -> Html {
             };
             let min_bytes = read(&refs.2).trim().parse::<i32>().unwrap_or(1);
             let max_wait_ms = read(&refs.3).trim().parse::<i32>().unwrap_or(500);
-            state.dispatch(Action::Fetch { partition, offset, min_bytes, max_wait_ms });
+            state.dispatch(Action::Fetch { topic: topic.clone(), partition, offset, min_bytes, max_wait_ms });
+        })
+    };
+    let on_topic = {
+        let chosen_topic = chosen_topic.clone();
+        Callback::from(move |e: Event| {
+            if let Some(i) = e.target_dyn_into::<web_sys::HtmlSelectElement>().and_then(|s| s.value().parse().ok()) {
+                chosen_topic.set(i);
+            }
         })
     };
     html! {
         <form class="fetch-form" {onsubmit} aria-label="Fetch records">
-            <label for="fetch-partition">{ t.partition }</label>
-            <select id="fetch-partition" ref={partition} aria-label="Partition">
-                { for (0..props.partitions).map(|p| html! { <option value={p.to_string()}>{ p }</option> }) }
-            </select>
-            <label for="fetch-offset">{ t.offset }</label>
-            <input id="fetch-offset" ref={offset} type="text" inputmode="numeric" placeholder={t.offset_placeholder} size="5" aria-label="Offset" />
-            <label for="fetch-min-bytes">{ t.min_bytes }</label>
-            <input id="fetch-min-bytes" ref={min_bytes} type="text" inputmode="numeric" value="1" size="5" aria-label="Min bytes" />
-            <label for="fetch-max-wait">{ t.max_wait_ms }</label>
-            <input id="fetch-max-wait" ref={max_wait} type="text" inputmode="numeric" value="500" size="5" aria-label="Max wait ms" />
+            <span class="field">
+                <label for="fetch-topic">{ t.topic }</label>
+                <select id="fetch-topic" aria-label="Fetch topic" onchange={on_topic}>
+                    { for props.topics.iter().enumerate().map(|(i, (name, _))| html! {
+                        <option value={i.to_string()} selected={i == *chosen_topic}>{ name }</option>
+                    }) }
+                </select>
+            </span>
+            <span class="field">
+                <label for="fetch-partition">{ t.partition }</label>
+                <select id="fetch-partition" ref={partition} aria-label="Partition">
+                    { for (0..partitions).map(|p| html! { <option value={p.to_string()}>{ p }</option> }) }
+                </select>
+            </span>
+            <span class="field">
+                <label for="fetch-offset">{ t.offset }</label>
+                <input id="fetch-offset" ref={offset} type="text" inputmode="numeric" placeholder={t.offset_placeholder} size="5" aria-label="Offset" />
+            </span>
+            <span class="field">
+                <label for="fetch-min-bytes">{ t.min_bytes }</label>
+                <input id="fetch-min-bytes" ref={min_bytes} type="text" inputmode="numeric" value="1" size="5" aria-label="Min bytes" />
+            </span>
+            <span class="field">
+                <label for="fetch-max-wait">{ t.max_wait_ms }</label>
+                <input id="fetch-max-wait" ref={max_wait} type="text" inputmode="numeric" value="500" size="5" aria-label="Max wait ms" />
+            </span>
             <button type="submit" aria-label="Fetch">{ t.fetch }</button>
         </form>
     }
 }
-
 #[derive(Properties, PartialEq)]
 struct PartitionsProps {
     partitions: Vec<PartitionView>,
@@ -559,6 +1073,8 @@ fn partitions(props: &PartitionsProps) -> Html {
 #[derive(Properties, PartialEq)]
 struct ClusterProps {
     view: ClusterView,
+    /// The stages of each broker the followed request has been in.
+    visited: Rc<std::collections::BTreeMap<u32, BTreeSet<SimStage>>>,
 }
 
 #[function_component(Cluster)]
@@ -569,7 +1085,9 @@ fn cluster(props: &ClusterProps) -> Html {
         <section class="cluster" aria-label="Cluster">
             <p class="legend" aria-label="Legend">
                 { for legend(t).into_iter().map(|(t, text)| html! { <span class="legend-item"><TokenChip token={t} />{ text }</span> }) }
+                <span class="legend-item"><span class="token produce followed" aria-hidden="true">{ "Produce" }</span>{ t.legend_followed }</span>
             </p>
+            <p class="hint follow-hint">{ t.follow_hint }</p>
             <div class="network-box" aria-label="Network">
                 <h3>{ t.on_the_network }</h3>
                 if view.in_flight.is_empty() {
@@ -587,7 +1105,9 @@ fn cluster(props: &ClusterProps) -> Html {
                 }) }
                 </ul>
             </div>
-            { for view.brokers.iter().map(|b| html! { <Broker broker={b.clone()} /> }) }
+            { for view.brokers.iter().map(|b| html! {
+                <Broker broker={b.clone()} visited={props.visited.get(&b.id).cloned().unwrap_or_default()} />
+            }) }
         </section>
     }
 }
@@ -609,6 +1129,8 @@ fn legend(t: &'static super::i18n::Texts) -> Vec<(Token, &'static str)> {
 #[derive(Properties, PartialEq)]
 struct BrokerProps {
     broker: BrokerView,
+    /// The stages here that the followed request has been in.
+    visited: BTreeSet<SimStage>,
 }
 
 #[function_component(Broker)]
@@ -617,6 +1139,7 @@ fn broker(props: &BrokerProps) -> Html {
     let t = lang.texts();
     let b = &props.broker;
     let label = format!("Broker {}", b.id);
+    let seen = |stage: SimStage| props.visited.contains(&stage);
     let purgatory: Vec<Token> =
         b.purgatory.produce.iter().chain(b.purgatory.fetch.iter()).map(|op| op.token.clone()).collect();
     let waits: Vec<String> = b
@@ -633,36 +1156,39 @@ fn broker(props: &BrokerProps) -> Html {
         <section class="broker" role="region" aria-label={label.clone()}>
             <h2>{ format!("{} {}", t.broker, b.id) }</h2>
             <div class="pipeline">
-                <Stage title="Socket receive buffer" shown={t.socket_receive_buffer} tokens={b.socket_receive_buffer.clone()} />
+                <Stage title="Socket receive buffer" shown={t.socket_receive_buffer} tokens={b.socket_receive_buffer.clone()}
+                    visited={seen(SimStage::SocketReceiveBuffer)} />
                 <div class="stage-group">
                     { for b.network_threads.iter().map(|nt| {
                         let mut tokens: Vec<Token> = nt.work.iter().cloned().collect();
                         tokens.extend(nt.blocked.iter().cloned());
-                        html! { <Stage title={format!("Network thread {}", nt.id)} shown={format!("{} {}", t.network_thread, nt.id)} {tokens} /> }
+                        html! { <Stage title={format!("Network thread {}", nt.id)} shown={format!("{} {}", t.network_thread, nt.id)} {tokens}
+                            visited={seen(SimStage::NetworkThread(nt.id))} /> }
                     }) }
                 </div>
                 <Stage
                     title={format!("Request queue ({}/{})", b.request_queue.len(), b.request_queue_capacity)}
                     shown={format!("{} ({}/{})", t.request_queue, b.request_queue.len(), b.request_queue_capacity)}
-                    tokens={b.request_queue.clone()} />
+                    tokens={b.request_queue.clone()} visited={seen(SimStage::RequestQueue)} />
                 <div class="stage-group">
                     { for b.io_threads.iter().map(|io| html! {
                         <Stage title={format!("I/O thread {}", io.id)} shown={format!("{} {}", t.io_thread, io.id)}
-                            tokens={io.work.iter().cloned().collect::<Vec<_>>()} />
+                            tokens={io.work.iter().cloned().collect::<Vec<_>>()} visited={seen(SimStage::IoThread(io.id))} />
                     }) }
                 </div>
                 <div class="stage-group">
-                    <Stage title="Log append" shown={t.log_append} tokens={b.log_append.clone()} />
-                    <Stage title="Log read" shown={t.log_read} tokens={b.log_read.clone()} />
+                    <Stage title="Log append" shown={t.log_append} tokens={b.log_append.clone()} visited={seen(SimStage::LogAppend)} />
+                    <Stage title="Log read" shown={t.log_read} tokens={b.log_read.clone()} visited={seen(SimStage::LogRead)} />
                 </div>
-                <Stage title="Purgatory" shown={t.purgatory} tokens={purgatory} />
+                <Stage title="Purgatory" shown={t.purgatory} tokens={purgatory} visited={seen(SimStage::Purgatory)} />
                 <div class="stage-group">
                     { for b.network_threads.iter().map(|nt| html! {
                         <Stage title={format!("Response queue {}", nt.id)} shown={format!("{} {}", t.response_queue, nt.id)}
-                            tokens={nt.response_queue.clone()} />
+                            tokens={nt.response_queue.clone()} visited={seen(SimStage::ResponseQueue(nt.id))} />
                     }) }
                 </div>
-                <Stage title="Socket send buffer" shown={t.socket_send_buffer} tokens={b.socket_send_buffer.clone()} />
+                <Stage title="Socket send buffer" shown={t.socket_send_buffer} tokens={b.socket_send_buffer.clone()}
+                    visited={seen(SimStage::SocketSendBuffer)} />
             </div>
             if !waits.is_empty() {
                 <ul class="purgatory-waits" aria-label="Waiting in purgatory">
@@ -697,13 +1223,16 @@ struct StageProps {
     /// The name shown, in the page's language.
     shown: AttrValue,
     tokens: Vec<Token>,
+    /// The followed request has been here.
+    #[prop_or_default]
+    visited: bool,
 }
 
 #[function_component(Stage)]
 fn stage(props: &StageProps) -> Html {
-    let busy = if props.tokens.is_empty() { "stage" } else { "stage busy" };
+    let class = classes!("stage", (!props.tokens.is_empty()).then_some("busy"), props.visited.then_some("visited"));
     html! {
-        <div class={busy} aria-label={props.title.clone()}>
+        <div {class} aria-label={props.title.clone()}>
             <h4>{ props.shown.clone() }</h4>
             <div class="tokens">
                 { for props.tokens.iter().map(|t| html! { <TokenChip token={t.clone()} /> }) }
@@ -730,11 +1259,31 @@ fn token_chip(props: &TokenProps) -> Html {
     };
     // Correlation id 0 is never used by a client, so it marks a legend chip.
     let id = if t.request.correlation_id == 0 { String::new() } else { format!(" {}", t.request) };
-    let (class, label) = match t.direction {
+    let (mut class, label) = match t.direction {
         Direction::Request => (classes!("token", kind), format!("{name}{id}")),
         Direction::Response => (classes!("token", kind, "response"), format!("{name} {}{id}", texts.response_word)),
     };
-    html! { <span {class}>{ label }</span> }
+    let follow = use_context::<FollowContext>();
+    // A legend chip is only a picture.
+    if t.request.correlation_id == 0 {
+        return html! { <span {class}>{ label }</span> };
+    }
+    let followed = follow.as_ref().is_some_and(|f| f.followed == Some(t.request));
+    let releaser = follow.as_ref().is_some_and(|f| f.releasers.contains(&t.request));
+    class.push(followed.then_some("followed"));
+    class.push(releaser.then_some("releaser"));
+    let onclick = {
+        let (on_follow, request, api) = (follow.map(|f| f.on_follow), t.request, t.api);
+        Callback::from(move |_: MouseEvent| {
+            if let Some(cb) = &on_follow {
+                cb.emit(Followed { request, api });
+            }
+        })
+    };
+    html! {
+        <button type="button" {class} {onclick} aria-pressed={followed.to_string()}
+            aria-label={format!("Follow {} {}", t.api.name(), t.request)}>{ label }</button>
+    }
 }
 
 #[derive(Properties, PartialEq)]
@@ -744,7 +1293,8 @@ struct ProducedProps {
 
 #[function_component(Produced)]
 fn produced(props: &ProducedProps) -> Html {
-    let t = use_context::<Lang>().unwrap_or_default().texts();
+    let lang = use_context::<Lang>().unwrap_or_default();
+    let t = lang.texts();
     let rows: Vec<(NodeId, i16, &crate::sim::client::producer::RecordOutcome)> =
         props.producers.iter().flat_map(|p| p.records.iter().map(move |r| (p.id, p.acks, r))).collect();
     html! {
@@ -767,7 +1317,15 @@ fn produced(props: &ProducedProps) -> Html {
                     RecordState::Acknowledged { offset } => format!("partition {}, offset {offset}", r.partition.unwrap_or(0)),
                     RecordState::Failed { error } => format!("{} {error}", t.failed_with),
                 };
-                html! { <li class="produce-result">{ format!("{id} (acks={acks}) {} {key}: {state}", t.key_word) }</li> }
+                let why = r.reason.as_ref().map(|reason| i18n::partition_reason(lang, reason, r.partition.unwrap_or(0)));
+                html! {
+                    <li class="produce-result">
+                        <span>{ format!("{id} (acks={acks}) {} {key}: {state}", t.key_word) }</span>
+                        if let Some(why) = why {
+                            <span class="partition-why" title={t.partition_why}>{ why }</span>
+                        }
+                    </li>
+                }
             }) }
             </ul>
         </section>

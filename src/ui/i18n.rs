@@ -129,6 +129,45 @@ pub struct Texts {
     pub crc_ok: &'static str,
     pub crc_bad: &'static str,
     pub no_segments: &'static str,
+    pub theme_dark: &'static str,
+    pub theme_light: &'static str,
+    pub setup: &'static str,
+    pub setup_intro: &'static str,
+    pub brokers: &'static str,
+    pub controllers: &'static str,
+    pub controllers_note: &'static str,
+    pub topics: &'static str,
+    pub topic_name: &'static str,
+    pub partitions_field: &'static str,
+    pub replication_factor: &'static str,
+    pub add_topic: &'static str,
+    pub remove_topic: &'static str,
+    pub setup_acks: &'static str,
+    pub setup_acks_hint: &'static str,
+    pub min_isr_label: &'static str,
+    pub min_isr_hint: &'static str,
+    pub unclean_label: &'static str,
+    pub unclean_note: &'static str,
+    pub seed: &'static str,
+    pub seed_hint: &'static str,
+    pub apply_setup: &'static str,
+    pub setup_not_applied: &'static str,
+    pub copy_share_link: &'static str,
+    pub link_copied: &'static str,
+    pub link_in_address_bar: &'static str,
+    pub link_error_intro: &'static str,
+    pub link_error_fallback: &'static str,
+    pub topic: &'static str,
+    pub following: &'static str,
+    pub follow_hint: &'static str,
+    pub next_hop: &'static str,
+    pub stop_following: &'static str,
+    pub no_hops_yet: &'static str,
+    pub request_finished: &'static str,
+    pub did_not_move: &'static str,
+    pub legend_followed: &'static str,
+    pub partition_why: &'static str,
+    pub link_too_long: &'static str,
 }
 
 pub static EN: Texts = Texts {
@@ -147,8 +186,8 @@ pub static EN: Texts = Texts {
     fetch: "Fetch",
     step_back: "◀ Step back",
     step: "Step ▶",
-    play: "⏵ Play",
-    pause: "⏸ Pause",
+    play: "▷ Play",
+    pause: "❚❚ Pause",
     speed: "Speed",
     per_second: "/s",
     timeline: "Timeline",
@@ -214,6 +253,45 @@ pub static EN: Texts = Texts {
     crc_ok: "CRC-32C valid",
     crc_bad: "CRC-32C mismatch",
     no_segments: "This replica's log holds no batches yet.",
+    theme_dark: "☾ Dark",
+    theme_light: "☀ Light",
+    setup: "Setup",
+    setup_intro: "Choose a cluster, then Apply setup to start a fresh run with it. A setup that is refused leaves the current run as it is.",
+    brokers: "Brokers",
+    controllers: "Controllers",
+    controllers_note: "KRaft controllers (1, 3 or 5) arrive with the control plane. Until then the brokers are handed their metadata at start.",
+    topics: "Topics",
+    topic_name: "Name",
+    partitions_field: "Partitions",
+    replication_factor: "Replication factor",
+    add_topic: "+ Add topic",
+    remove_topic: "Remove",
+    setup_acks: "Producer acks (client-0)",
+    setup_acks_hint: "client-0 sends with this acks and the Produce form starts with it; the form's other acks choices use client-1 and client-2.",
+    min_isr_label: "min.insync.replicas (every topic)",
+    min_isr_hint: "With acks=all a produce needs at least this many in-sync replicas, or it fails with NOT_ENOUGH_REPLICAS.",
+    unclean_label: "Allow unclean leader election (unclean.leader.election.enable)",
+    unclean_note: "Takes effect once the control plane elects leaders: until then every partition keeps the leader it starts with. The choice is kept in share links.",
+    seed: "Seed",
+    seed_hint: "The same seed and the same actions give the same run.",
+    apply_setup: "Apply setup",
+    setup_not_applied: "Not applied; the current run is unchanged.",
+    copy_share_link: "Copy share link",
+    link_copied: "Copied. The address bar holds the same link.",
+    link_in_address_bar: "The address bar now holds the link: copy it from there.",
+    link_error_intro: "This share link could not be opened",
+    link_error_fallback: "The default cluster is shown instead.",
+    topic: "Topic",
+    following: "Following",
+    follow_hint: "Click a token to follow its request: its path lights up on every broker.",
+    next_hop: "Next hop ▶",
+    stop_following: "Stop following",
+    no_hops_yet: "At this point of the timeline it has made no hop yet.",
+    request_finished: "Its path is complete.",
+    did_not_move: "It did not move within the steps tried.",
+    legend_followed: "ringed: the request you follow",
+    partition_why: "why this partition",
+    link_too_long: "This run is too long for a share link (more than 500,000 steps or 20,000 actions).",
 };
 
 pub static KO: Texts = Texts {
@@ -232,8 +310,8 @@ pub static KO: Texts = Texts {
     fetch: "페치",
     step_back: "◀ 한 단계 뒤로",
     step: "한 단계 ▶",
-    play: "⏵ 재생",
-    pause: "⏸ 일시정지",
+    play: "▷ 재생",
+    pause: "❚❚ 일시정지",
     speed: "속도",
     per_second: "/초",
     timeline: "타임라인",
@@ -299,7 +377,323 @@ pub static KO: Texts = Texts {
     crc_ok: "CRC-32C 정상",
     crc_bad: "CRC-32C 불일치",
     no_segments: "이 레플리카의 로그에는 아직 배치가 없습니다.",
+    theme_dark: "☾ 어두운 테마",
+    theme_light: "☀ 밝은 테마",
+    setup: "설정",
+    setup_intro: "클러스터를 고른 뒤 설정 적용을 누르면 그 클러스터로 새 실행을 시작합니다. 거부된 설정은 지금의 실행을 그대로 둡니다.",
+    brokers: "브로커 수",
+    controllers: "컨트롤러",
+    controllers_note: "KRaft 컨트롤러(1, 3, 5대)는 컨트롤 플레인과 함께 들어옵니다. 그때까지 브로커는 시작할 때 메타데이터를 건네받습니다.",
+    topics: "토픽",
+    topic_name: "이름",
+    partitions_field: "파티션 수",
+    replication_factor: "복제 계수",
+    add_topic: "+ 토픽 추가",
+    remove_topic: "삭제",
+    setup_acks: "프로듀서 acks (client-0)",
+    setup_acks_hint: "client-0이 이 acks로 보내고 프로듀스 양식도 이 값으로 시작합니다. 양식의 다른 acks 선택은 client-1과 client-2가 맡습니다.",
+    min_isr_label: "min.insync.replicas (모든 토픽)",
+    min_isr_hint: "acks=all 프로듀스는 동기화된 레플리카가 적어도 이만큼 있어야 하며, 모자라면 NOT_ENOUGH_REPLICAS로 실패합니다.",
+    unclean_label: "언클린 리더 선출 허용 (unclean.leader.election.enable)",
+    unclean_note: "컨트롤 플레인이 리더를 선출하게 되면 효과가 생깁니다. 그때까지는 모든 파티션이 처음 리더를 그대로 유지합니다. 이 선택은 공유 링크에 함께 담깁니다.",
+    seed: "시드",
+    seed_hint: "같은 시드와 같은 동작은 언제나 같은 실행을 만듭니다.",
+    apply_setup: "설정 적용",
+    setup_not_applied: "적용하지 않았습니다. 지금의 실행은 그대로입니다.",
+    copy_share_link: "공유 링크 복사",
+    link_copied: "복사했습니다. 주소 표시줄에도 같은 링크가 있습니다.",
+    link_in_address_bar: "이제 주소 표시줄에 링크가 있습니다. 거기서 복사하세요.",
+    link_error_intro: "이 공유 링크를 열 수 없습니다",
+    link_error_fallback: "대신 기본 클러스터를 보여 줍니다.",
+    topic: "토픽",
+    following: "따라가는 중",
+    follow_hint: "토큰을 누르면 그 요청을 따라갑니다. 요청이 지나간 길이 모든 브로커에 표시됩니다.",
+    next_hop: "다음 홉 ▶",
+    stop_following: "그만 따라가기",
+    no_hops_yet: "타임라인의 이 지점에서는 아직 한 홉도 움직이지 않았습니다.",
+    request_finished: "이 요청의 길은 끝났습니다.",
+    did_not_move: "시도한 단계 안에서 움직이지 않았습니다.",
+    legend_followed: "고리 표시: 따라가는 요청",
+    partition_why: "이 파티션인 이유",
+    link_too_long: "이 실행은 공유 링크에 담기에 너무 깁니다(500,000단계 또는 동작 20,000개 초과).",
 };
+
+// ---------------------------------------------------------------------------
+// Sentences with values in them, in both languages.
+// ---------------------------------------------------------------------------
+
+use super::follow::Release;
+use super::narrate_ko::{ga, neun, reason_ko};
+use super::session::{ReplayError, MAX_REPLAY_COMMANDS, MAX_REPLAY_STEPS};
+use super::setup::{Field, Setup, SetupError, MAX_BROKERS, MAX_PARTITIONS, MAX_TOPICS};
+use super::share::LinkError;
+use crate::sim::protocol::ErrorCode;
+use crate::sim::trace::PartitionReason;
+
+fn acks_name(acks: i16) -> String {
+    if acks == -1 {
+        "all".into()
+    } else {
+        acks.to_string()
+    }
+}
+
+/// One line saying what cluster the run has.
+pub fn setup_summary(lang: Lang, s: &Setup) -> String {
+    let topics: Vec<String> = s
+        .topics
+        .iter()
+        .map(|t| match lang {
+            Lang::En => format!("{} ({} partitions, RF {})", t.name, t.partitions, t.replication_factor),
+            Lang::Ko => format!("{} (파티션 {}개, 복제 계수 {})", t.name, t.partitions, t.replication_factor),
+        })
+        .collect();
+    let unclean = match (lang, s.unclean_leader_election_enable) {
+        (Lang::En, true) => "unclean election on",
+        (Lang::En, false) => "unclean election off",
+        (Lang::Ko, true) => "언클린 선출 켬",
+        (Lang::Ko, false) => "언클린 선출 끔",
+    };
+    match lang {
+        Lang::En => format!(
+            "{} broker{} · {} · acks={} · min.insync.replicas={} · {unclean} · seed {}",
+            s.brokers,
+            if s.brokers == 1 { "" } else { "s" },
+            topics.join(", "),
+            acks_name(s.acks),
+            s.min_insync_replicas,
+            s.seed
+        ),
+        Lang::Ko => format!(
+            "브로커 {}대 · {} · acks={} · min.insync.replicas={} · {unclean} · 시드 {}",
+            s.brokers,
+            topics.join(", "),
+            acks_name(s.acks),
+            s.min_insync_replicas,
+            s.seed
+        ),
+    }
+}
+
+fn field_name(lang: Lang, f: &Field) -> String {
+    match (lang, f) {
+        (Lang::En, Field::Brokers) => "Brokers".into(),
+        (Lang::En, Field::Partitions(i)) => format!("Partitions of topic {}", i + 1),
+        (Lang::En, Field::ReplicationFactor(i)) => format!("Replication factor of topic {}", i + 1),
+        (Lang::En, Field::MinInsyncReplicas) => "min.insync.replicas".into(),
+        (Lang::En, Field::Seed) => "Seed".into(),
+        (Lang::Ko, Field::Brokers) => "브로커 수".into(),
+        (Lang::Ko, Field::Partitions(i)) => format!("{}번 토픽의 파티션 수", i + 1),
+        (Lang::Ko, Field::ReplicationFactor(i)) => format!("{}번 토픽의 복제 계수", i + 1),
+        (Lang::Ko, Field::MinInsyncReplicas) => "min.insync.replicas".into(),
+        (Lang::Ko, Field::Seed) => "시드".into(),
+    }
+}
+
+/// Kafka's topic name rule, to say in Korean which name broke it.
+fn legal_topic_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 249
+        && name != "."
+        && name != ".."
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+}
+
+/// Why a setup was refused. `setup` is the refused one: the Korean text
+/// names the topic from it, since the simulation's own message is English.
+pub fn setup_error(lang: Lang, e: &SetupError, setup: Option<&Setup>) -> String {
+    match (lang, e) {
+        (Lang::En, SetupError::NotANumber { field, text }) => {
+            format!("{} must be a whole number of 0 or more, not {text:?}.", field_name(lang, field))
+        }
+        (Lang::Ko, SetupError::NotANumber { field, text }) => {
+            format!("{}는 0 이상의 정수여야 합니다({text:?}는 쓸 수 없습니다).", field_name(lang, field))
+        }
+        (Lang::En, SetupError::Brokers(n)) => format!("The page runs 1 to {MAX_BROKERS} brokers, not {n}."),
+        (Lang::Ko, SetupError::Brokers(n)) => format!("이 페이지는 브로커를 1대에서 {MAX_BROKERS}대까지 돌립니다({n}대는 안 됩니다)."),
+        (Lang::En, SetupError::Topics(n)) => format!("A setup has 1 to {MAX_TOPICS} topics, not {n}."),
+        (Lang::Ko, SetupError::Topics(n)) => format!("토픽은 1개에서 {MAX_TOPICS}개까지 둘 수 있습니다({n}개는 안 됩니다)."),
+        (Lang::En, SetupError::TooManyPartitions { topic, partitions }) => format!(
+            "Topic {topic} asks for {partitions} partitions; the page shows at most {MAX_PARTITIONS} per topic."
+        ),
+        (Lang::Ko, SetupError::TooManyPartitions { topic, partitions }) => format!(
+            "토픽 {topic}의 파티션 {partitions}개는 너무 많습니다. 이 페이지는 토픽마다 파티션을 {MAX_PARTITIONS}개까지 보여 줍니다."
+        ),
+        (Lang::En, SetupError::Config(c)) => format!("{c}."),
+        (Lang::Ko, SetupError::Config(c)) => config_error_ko(c, setup),
+    }
+}
+
+fn config_error_ko(c: &crate::sim::simulation::ConfigError, setup: Option<&Setup>) -> String {
+    let name = c.error.name();
+    let topics = setup.map(|s| s.topics.as_slice()).unwrap_or_default();
+    let brokers = setup.map_or(0, |s| s.brokers);
+    let said = match c.error {
+        ErrorCode::InvalidReplicationFactor => topics
+            .iter()
+            .find(|t| t.replication_factor == 0 || t.replication_factor > brokers)
+            .map(|t| {
+                format!(
+                    "토픽 {}의 복제 계수는 {}인데, 클러스터의 브로커는 {brokers}대입니다. 복제 계수는 1 이상, 브로커 수 이하여야 합니다",
+                    t.name, t.replication_factor
+                )
+            }),
+        ErrorCode::InvalidPartitions => topics
+            .iter()
+            .find(|t| t.partitions == 0 || t.partitions > 1000)
+            .map(|t| format!("토픽 {}에는 파티션이 1개에서 1000개까지 있어야 합니다({}개는 안 됩니다)", t.name, t.partitions)),
+        ErrorCode::TopicAlreadyExists => topics
+            .iter()
+            .enumerate()
+            .find(|(i, t)| topics[..*i].iter().any(|u| u.name == t.name))
+            .map(|(_, t)| format!("{} 두 번 정의되었습니다", ga(format!("토픽 {}", t.name)))),
+        ErrorCode::InvalidConfig => {
+            if let Some(t) = topics.iter().find(|t| !legal_topic_name(&t.name)) {
+                Some(format!(
+                    "{} 토픽 이름으로 쓸 수 없습니다. a-z, A-Z, 0-9, '.', '_', '-' 가운데 1자에서 249자까지 쓰세요",
+                    neun(format!("{:?}", t.name))
+                ))
+            } else if setup.is_some_and(|s| s.min_insync_replicas == 0) {
+                Some("min.insync.replicas는 1 이상이어야 합니다".into())
+            } else {
+                None
+            }
+        }
+        _ => None,
+    };
+    match said {
+        Some(text) => format!("{name}: {text}."),
+        // The simulation's own words, when the page cannot say it better.
+        None => format!("{name}: {}.", c.message),
+    }
+}
+
+/// Why a share link could not be opened (after [`Texts::link_error_intro`]).
+pub fn link_error(lang: Lang, e: &LinkError) -> String {
+    match (lang, e) {
+        (Lang::En, LinkError::NotALink) => "it does not start with #s=".into(),
+        (Lang::Ko, LinkError::NotALink) => "#s=로 시작하지 않습니다".into(),
+        (Lang::En, LinkError::Base64(d)) => format!("it is not base64url ({d})"),
+        (Lang::Ko, LinkError::Base64(d)) => format!("base64url 형식이 아닙니다({d})"),
+        (Lang::En, LinkError::NotText) => "its bytes are not UTF-8 text".into(),
+        (Lang::Ko, LinkError::NotText) => "내용이 UTF-8 텍스트가 아닙니다".into(),
+        (Lang::En, LinkError::Json(d)) => format!("it does not hold a KafkaScope session ({d})"),
+        (Lang::Ko, LinkError::Json(d)) => format!("KafkaScope 세션이 담겨 있지 않습니다({d})"),
+        (Lang::En, LinkError::Version(v)) => format!("it is version {v} of the link format, and this page reads version 1"),
+        (Lang::Ko, LinkError::Version(v)) => format!("링크 형식 버전 {v}이며, 이 페이지는 버전 1만 읽습니다"),
+        (_, LinkError::Setup(e, setup)) => {
+            let text = setup_error(lang, e, Some(setup));
+            text.trim_end_matches('.').to_string()
+        }
+        (Lang::En, LinkError::Replay(r)) => match r {
+            ReplayError::Config(c) => c.to_string(),
+            ReplayError::Command { index, error } => format!("its action {index} was refused: {error}"),
+            ReplayError::Unreachable { index, step } => {
+                format!("its action {index} is at step {step}, which the run never stops at")
+            }
+            ReplayError::Ended { steps } => format!("the run had nothing left to do at step {steps}, before the link's end"),
+            ReplayError::EndBeforeCommands { end } => format!("it ends at step {end}, before its last action"),
+            ReplayError::Position { position, len } => {
+                format!("it shows timeline position {position}, but the timeline has only {len}")
+            }
+            ReplayError::TooLong => {
+                format!("it asks for more than {MAX_REPLAY_STEPS} steps or {MAX_REPLAY_COMMANDS} actions")
+            }
+        },
+        (Lang::Ko, LinkError::Replay(r)) => match r {
+            ReplayError::Config(c) => config_error_ko(c, None),
+            ReplayError::Command { index, error } => format!("{index}번 동작이 거부되었습니다({error})"),
+            ReplayError::Unreachable { index, step } => {
+                format!("{index}번 동작은 {step}단계에 있는데, 실행은 그 단계에 멈추지 않습니다")
+            }
+            ReplayError::Ended { steps } => format!("링크의 끝에 닿기 전, {steps}단계에서 더 할 일이 없었습니다"),
+            ReplayError::EndBeforeCommands { end } => format!("마지막 동작보다 앞선 {end}단계에서 끝납니다"),
+            ReplayError::Position { position, len } => {
+                format!("타임라인 위치 {position}을(를) 가리키지만 타임라인에는 위치가 {len}개뿐입니다")
+            }
+            ReplayError::TooLong => {
+                format!("{MAX_REPLAY_STEPS}단계 또는 {MAX_REPLAY_COMMANDS}개 동작보다 많은 것을 요구합니다")
+            }
+        },
+    }
+}
+
+/// The sticky partitioner's reason, in English.
+fn sticky_en(detail: &str) -> String {
+    let s = detail.trim();
+    let number = |prefix: &str| -> Option<String> {
+        let v = s.strip_prefix(prefix)?.strip_suffix('}')?.trim();
+        (!v.is_empty() && v.chars().all(|c| c.is_ascii_digit())).then(|| v.to_string())
+    };
+    if s == "First" {
+        "the topic's first record without a key, so a partition was drawn".into()
+    } else if let Some(n) = number("Stayed { bytes_so_far:") {
+        format!("{n} bytes went to it so far")
+    } else if let Some(n) = number("Switched { previous:") {
+        format!("partition {n} had its batch.size, so a new one was drawn")
+    } else {
+        detail.to_string()
+    }
+}
+
+/// Why the producer's partitioner sent a record where it did.
+pub fn partition_reason(lang: Lang, reason: &PartitionReason, partition: u32) -> String {
+    match (lang, reason) {
+        (Lang::En, PartitionReason::Keyed { murmur2, positive, partitions }) => {
+            format!("key hash: murmur2 = {murmur2}, & 0x7fffffff = {positive}, {positive} mod {partitions} = {partition}")
+        }
+        (Lang::Ko, PartitionReason::Keyed { murmur2, positive, partitions }) => {
+            format!("키 해시: murmur2 = {murmur2}, & 0x7fffffff = {positive}, {positive} mod {partitions} = {partition}")
+        }
+        (Lang::En, PartitionReason::Sticky { detail }) => format!(
+            "no key: the sticky partitioner stays on partition {partition} until about batch.size bytes went there ({})",
+            sticky_en(detail)
+        ),
+        (Lang::Ko, PartitionReason::Sticky { detail }) => format!(
+            "키 없음: 스티키 파티셔너는 약 batch.size 바이트가 찰 때까지 파티션 {partition}에 머뭅니다({})",
+            reason_ko(detail)
+        ),
+        (Lang::En, PartitionReason::RoundRobin { counter }) => {
+            format!("RoundRobinPartitioner: record number {counter} goes to the next partition in turn, {partition}")
+        }
+        (Lang::Ko, PartitionReason::RoundRobin { counter }) => {
+            format!("RoundRobinPartitioner: {counter}번 레코드는 차례대로 다음 파티션인 {partition}(으)로 갑니다")
+        }
+        (Lang::En, PartitionReason::Explicit) => format!("the record named partition {partition} itself"),
+        (Lang::Ko, PartitionReason::Explicit) => format!("레코드가 파티션 {partition}을(를) 직접 지정했습니다"),
+    }
+}
+
+/// How a followed produce left purgatory.
+pub fn released_by(lang: Lang, r: &Release) -> String {
+    let fetches: Vec<String> = r.fetches.iter().map(|f| f.to_string()).collect();
+    let moves: Vec<String> = r.high_watermarks.iter().map(|(tp, from, to)| format!("{tp} {from} → {to}")).collect();
+    match lang {
+        Lang::En => format!(
+            "Released from purgatory at step {} on broker {}: follower Fetch {} reported the followers' log end offsets, so the high watermark moved ({}).",
+            r.step,
+            r.broker,
+            fetches.join(", "),
+            moves.join(", ")
+        ),
+        Lang::Ko => format!(
+            "{}단계에 브로커 {}의 퍼거토리에서 풀려났습니다. 팔로워 Fetch {}가 팔로워들의 로그 끝 오프셋을 알려서 하이 워터마크가 움직였습니다({}).",
+            r.step,
+            r.broker,
+            fetches.join(", "),
+            moves.join(", ")
+        ),
+    }
+}
+
+/// One line of a followed request's path: when, where, what.
+pub fn hop_line(lang: Lang, step: u64, time_ms: u64, node: &str, narration: &str) -> String {
+    match lang {
+        Lang::En => format!("step {step} · {time_ms} ms · {node}: {narration}"),
+        Lang::Ko => format!("{step}단계 · {time_ms} ms · {node}: {narration}"),
+    }
+}
+
 
 #[cfg(test)]
 mod tests {
@@ -320,6 +714,35 @@ mod tests {
         let identical: Vec<_> = pairs.iter().filter(|(e, k)| e == k && !["\"Acks\"", "\"acks\""].contains(e)).collect();
         assert!(identical.is_empty(), "untranslated: {identical:?}");
         assert!(KO.tagline.chars().any(|c| ('\u{AC00}'..='\u{D7A3}').contains(&c)));
+    }
+
+    #[test]
+    fn the_partition_choice_is_explained_in_both_languages() {
+        let keyed = PartitionReason::Keyed { murmur2: -790332482, positive: 1357151166, partitions: 3 };
+        assert_eq!(
+            partition_reason(Lang::En, &keyed, 0),
+            "key hash: murmur2 = -790332482, & 0x7fffffff = 1357151166, 1357151166 mod 3 = 0"
+        );
+        assert!(partition_reason(Lang::Ko, &keyed, 0).contains("1357151166 mod 3 = 0"));
+        let sticky = PartitionReason::Sticky { detail: "Stayed { bytes_so_far: 1200 }".into() };
+        assert!(partition_reason(Lang::En, &sticky, 2).contains("1200 bytes went to it so far"));
+        assert!(partition_reason(Lang::Ko, &sticky, 2).contains("1200바이트"));
+        let first = PartitionReason::Sticky { detail: "First".into() };
+        assert!(partition_reason(Lang::En, &first, 1).contains("first record without a key"));
+        assert!(partition_reason(Lang::En, &PartitionReason::RoundRobin { counter: 4 }, 1).contains("record number 4"));
+    }
+
+    #[test]
+    fn a_refused_setup_is_explained_in_korean_too() {
+        let setup = Setup {
+            topics: vec![super::super::setup::TopicSetup { name: "orders".into(), partitions: 3, replication_factor: 4 }],
+            ..Setup::default()
+        };
+        let e = setup.start().err().unwrap();
+        let en = setup_error(Lang::En, &e, Some(&setup));
+        let ko = setup_error(Lang::Ko, &e, Some(&setup));
+        assert!(en.starts_with("INVALID_REPLICATION_FACTOR: topic orders has replication factor 4"), "{en}");
+        assert!(ko.starts_with("INVALID_REPLICATION_FACTOR: 토픽 orders의 복제 계수는 4"), "{ko}");
     }
 
     #[test]

@@ -5,12 +5,17 @@ pub mod i18n;
 pub mod inspector;
 pub mod narrate;
 pub mod narrate_ko;
+pub mod follow;
 pub mod session;
+pub mod setup;
+pub mod setup_form;
+pub mod share;
 
 /// Mounts the app on the page, after making sure a panic is never silent.
 #[cfg(target_arch = "wasm32")]
 pub fn start() {
     install_panic_banner();
+    app::apply_saved_theme();
     yew::Renderer::<app::App>::new().render();
 }
 

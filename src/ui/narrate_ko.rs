@@ -263,7 +263,7 @@ pub fn narrate(event: &TraceEvent) -> String {
 
 /// 시뮬레이션이 영어(대개 Rust의 `Debug` 표기)로 넘겨주는 이유 문자열을 아는 것이면
 /// 한국어로 옮기고, 모르는 것이면 그대로 둡니다. 숫자는 언제나 그대로 남깁니다.
-fn reason_ko(raw: &str) -> String {
+pub(crate) fn reason_ko(raw: &str) -> String {
     let s = raw.trim();
     let s = s.strip_prefix("Some(").and_then(|r| r.strip_suffix(')')).unwrap_or(s);
     let known = match s {
@@ -389,22 +389,22 @@ fn attach(word: impl Display, closed: &str, open: &str, rieul_takes_open: bool) 
 }
 
 /// 주격 조사 이/가를 붙입니다.
-fn ga(word: impl Display) -> String {
+pub(crate) fn ga(word: impl Display) -> String {
     attach(word, "이", "가", false)
 }
 
 /// 보조사 은/는을 붙입니다.
-fn neun(word: impl Display) -> String {
+pub(crate) fn neun(word: impl Display) -> String {
     attach(word, "은", "는", false)
 }
 
 /// 목적격 조사 을/를을 붙입니다.
-fn reul(word: impl Display) -> String {
+pub(crate) fn reul(word: impl Display) -> String {
     attach(word, "을", "를", false)
 }
 
 /// 조사 (으)로를 붙입니다 (ㄹ 받침 뒤에는 "로").
-fn ro(word: impl Display) -> String {
+pub(crate) fn ro(word: impl Display) -> String {
     attach(word, "으로", "로", true)
 }
 

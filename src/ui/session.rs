@@ -3,8 +3,7 @@
 //!
 //! This is plain Rust, so native tests cover it.
 
-use crate::sim::config::{ConsumerConfig, ProducerConfig, TopicSpec};
-use crate::sim::simulation::{ClientSpec, ClusterConfig, Command, CommandError, ConfigError, Simulation, Snapshot};
+use crate::sim::simulation::{ClusterConfig, Command, CommandError, ConfigError, Simulation, Snapshot};
 use crate::sim::trace::TraceEvent;
 use crate::sim::view::ClusterView;
 
@@ -66,6 +65,82 @@ impl Session {
     /// count it came at.
     pub fn commands(&self) -> &[(u64, Command)] {
         &self.commands[..self.positions[self.cursor].commands]
+    }
+
+    /// Every command of the timeline, the recorded future after the cursor
+    /// included, each with the step count it came at.
+    pub fn all_commands(&self) -> &[(u64, Command)] {
+        &self.commands
+    }
+
+    /// The step count at the timeline's last position.
+    pub fn end_steps(&self) -> u64 {
+        self.positions.last().map_or(0, |p| p.steps)
+    }
+
+    /// Rebuilds a session from its configuration, seed and action log: each
+    /// command at its step count, Steps up to `end_steps` (the timeline's
+    /// end), then the timeline is moved to `position`. Because the
+    /// simulation is deterministic and a Step always folds the same events,
+    /// this is the same timeline, position for position, as the session the
+    /// log came from.
+    pub fn replay(
+        config: ClusterConfig,
+        seed: u64,
+        commands: &[(u64, Command)],
+        end_steps: u64,
+        position: usize,
+    ) -> Result<Session, ReplayError> {
+        if end_steps > MAX_REPLAY_STEPS || commands.len() > MAX_REPLAY_COMMANDS {
+            return Err(ReplayError::TooLong);
+        }
+        if commands.last().is_some_and(|(at, _)| *at > end_steps) {
+            return Err(ReplayError::EndBeforeCommands { end: end_steps });
+        }
+        let mut s = Session::new(config, seed).map_err(ReplayError::Config)?;
+        let mut next = 0;
+        loop {
+            let steps = s.sim.steps();
+            if let Some((at, command)) = commands.get(next) {
+                if *at == steps {
+                    s.command(command.clone()).map_err(|error| ReplayError::Command { index: next, error })?;
+                    next += 1;
+                    continue;
+                }
+                if *at < steps {
+                    return Err(ReplayError::Unreachable { index: next, step: *at });
+                }
+            } else if steps >= end_steps {
+                break;
+            }
+            if !s.step() {
+                return Err(ReplayError::Ended { steps });
+            }
+        }
+        if s.sim.steps() != end_steps {
+            return Err(ReplayError::Ended { steps: s.sim.steps() });
+        }
+        if position >= s.timeline_len() {
+            return Err(ReplayError::Position { position, len: s.timeline_len() });
+        }
+        s.go_to(position);
+        Ok(s)
+    }
+
+    /// Steps until `moved` says the last step moved what it looks for, at
+    /// most `limit` times. Returns how many steps ran and whether it moved.
+    pub fn step_until(&mut self, limit: u32, moved: impl Fn(&[TraceEvent]) -> bool) -> (u32, bool) {
+        let mut done = 0;
+        while done < limit {
+            if !self.step() {
+                return (done, false);
+            }
+            done += 1;
+            if moved(self.last_step_trace()) {
+                return (done, true);
+            }
+        }
+        (done, false)
     }
 
     /// How many positions the timeline holds.
@@ -191,33 +266,35 @@ impl Session {
 
 /// The cluster a fresh page shows: three brokers and one topic of three
 /// partitions, each replicated to all three, so replication is visible from
-/// the first produce.
+/// the first produce. It is the Setup form's default.
 pub fn default_cluster() -> ClusterConfig {
-    ClusterConfig {
-        brokers: 3,
-        topics: vec![TopicSpec::new("orders", 3, 3)],
-        clients: vec![
-            ClientSpec::Producer(ProducerConfig { acks: -1, ..ProducerConfig::default() }),
-            ClientSpec::Producer(ProducerConfig { acks: 1, enable_idempotence: false, ..ProducerConfig::default() }),
-            ClientSpec::Producer(ProducerConfig { acks: 0, enable_idempotence: false, ..ProducerConfig::default() }),
-            ClientSpec::Consumer(ConsumerConfig::default()),
-        ],
-        ..ClusterConfig::default()
-    }
+    super::setup::Setup::default().cluster_config()
 }
 
-/// acks is a producer setting in Kafka, so each choice in the form uses its
-/// own producer of the default cluster.
-pub fn producer_for_acks(acks: i16) -> u32 {
-    match acks {
-        1 => 1,
-        0 => 2,
-        _ => 0,
-    }
-}
+/// The most steps a share link may ask to replay, so a hand-made link cannot
+/// freeze the page.
+pub const MAX_REPLAY_STEPS: u64 = 500_000;
+/// The most commands a share link may hold.
+pub const MAX_REPLAY_COMMANDS: usize = 20_000;
 
-/// The default cluster's consumer.
-pub const CONSUMER: u32 = 3;
+/// Why an action log could not be replayed into a session.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReplayError {
+    Config(ConfigError),
+    /// Command `index` was refused.
+    Command { index: usize, error: CommandError },
+    /// Command `index` is at a step count the run steps over (or before the
+    /// one ahead of it).
+    Unreachable { index: usize, step: u64 },
+    /// The run had nothing left to do at `steps`, before the log's end.
+    Ended { steps: u64 },
+    /// The log ends at `end` steps, but its last command comes later.
+    EndBeforeCommands { end: u64 },
+    /// The timeline has no position `position`; it has `len`.
+    Position { position: usize, len: usize },
+    /// More than [`MAX_REPLAY_STEPS`] steps or [`MAX_REPLAY_COMMANDS`] commands.
+    TooLong,
+}
 
 impl Default for Session {
     fn default() -> Self {
@@ -318,6 +395,82 @@ mod tests {
         assert_eq!(s.timeline_len(), 7, "the old future is gone");
         assert_eq!(s.commands().len(), 1);
         assert_eq!(s.commands()[0].0, s.sim().steps());
+    }
+
+    /// A session built by stepping, commanding, scrubbing back and
+    /// commanding again, so the log has a replaced future in its past.
+    fn a_winding_session() -> Session {
+        let mut s = Session::default();
+        s.command(produce()).unwrap();
+        for _ in 0..40 {
+            s.step();
+        }
+        s.go_to(20);
+        s.command(produce()).unwrap();
+        s.command(produce()).unwrap();
+        for _ in 0..70 {
+            s.step();
+        }
+        s.go_to(50);
+        s
+    }
+
+    #[test]
+    fn a_replayed_log_is_the_same_timeline_at_the_same_position() {
+        let s = a_winding_session();
+        let r = Session::replay(
+            s.sim().config().clone(),
+            s.sim().seed(),
+            s.all_commands(),
+            s.end_steps(),
+            s.timeline_index(),
+        )
+        .unwrap();
+        assert_eq!(r.view(), s.view());
+        assert_eq!(r.sim().trace_hash(), s.sim().trace_hash());
+        assert_eq!((r.timeline_len(), r.timeline_index()), (s.timeline_len(), s.timeline_index()));
+        assert_eq!(r.all_commands(), s.all_commands());
+        // And its future is the same.
+        let (mut a, mut b) = (s.clone(), r);
+        a.go_to(a.timeline_len() - 1);
+        b.go_to(b.timeline_len() - 1);
+        assert_eq!(a.view(), b.view());
+    }
+
+    #[test]
+    fn a_replay_refuses_a_log_it_cannot_follow() {
+        let s = a_winding_session();
+        let (config, seed) = (s.sim().config().clone(), s.sim().seed());
+        let commands = s.all_commands().to_vec();
+        let end = s.end_steps();
+        let replay = |c: &[(u64, Command)], end, pos| Session::replay(config.clone(), seed, c, end, pos).err();
+        assert_eq!(replay(&commands, end, 10_000), Some(ReplayError::Position { position: 10_000, len: s.timeline_len() }));
+        assert_eq!(replay(&commands, 2, 0), Some(ReplayError::EndBeforeCommands { end: 2 }));
+        assert_eq!(replay(&commands, MAX_REPLAY_STEPS + 1, 0), Some(ReplayError::TooLong));
+        let mut bad = commands.clone();
+        bad[1].1 = Command::Fetch {
+            client: 0,
+            topic: "orders".into(),
+            partition: 0,
+            offset: None,
+            min_bytes: None,
+            max_wait_ms: None,
+        };
+        assert!(matches!(replay(&bad, end, 0), Some(ReplayError::Command { index: 1, .. })));
+        let mut backwards = commands.clone();
+        backwards.swap(0, 2);
+        assert!(matches!(replay(&backwards, end, 0), Some(ReplayError::Unreachable { .. })));
+    }
+
+    #[test]
+    fn step_until_stops_when_the_step_moved_it() {
+        let mut s = Session::default();
+        s.command(produce()).unwrap();
+        let (steps, moved) = s.step_until(1000, |events| {
+            events.iter().any(|e| matches!(e.kind, crate::sim::trace::TraceKind::Appended { .. }))
+        });
+        assert!(moved && steps > 1, "{steps}");
+        assert!(s.last_step_trace().iter().any(|e| matches!(e.kind, crate::sim::trace::TraceKind::Appended { .. })));
     }
 
     #[test]

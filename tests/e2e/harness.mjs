@@ -79,3 +79,24 @@ export async function openApp(context, baseUrl, query = '') {
   await page.getByRole('button', { name: 'Step', exact: true }).waitFor();
   return { page, problems };
 }
+
+// Everything that shows the simulation's state, as text: two pages showing
+// the same session give the same string.
+export async function shownState(page) {
+  const parts = [];
+  for (const selector of ['.clock', '.timeline-value', '.narration', '.partitions-overview', '.cluster', '.produced', '.consumed']) {
+    parts.push(await page.locator(selector).innerText());
+  }
+  return parts.join('\n');
+}
+
+export function stepButton(page) {
+  return page.getByRole('button', { name: 'Step', exact: true });
+}
+
+// Opens the Setup panel if it is closed.
+export async function openSetup(page) {
+  const toggle = page.getByRole('button', { name: 'Setup', exact: true });
+  if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
+  await page.getByRole('button', { name: 'Apply setup' }).waitFor();
+}

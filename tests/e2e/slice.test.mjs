@@ -36,7 +36,7 @@ async function leaderOf(page, partition) {
 async function produceAndWait(page, key, value) {
   await page.getByLabel('Key').fill(key);
   await page.getByLabel('Value').fill(value);
-  await page.getByLabel('Acks').selectOption('-1');
+  await page.getByLabel('Acks', { exact: true }).selectOption('-1');
   await page.getByRole('button', { name: 'Produce', exact: true }).click();
   const produced = page.getByRole('region', { name: 'Produced records' });
   const step = page.getByRole('button', { name: 'Step', exact: true });

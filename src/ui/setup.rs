@@ -1,0 +1,326 @@
+//! The cluster a learner sets up in the Setup form: brokers, topics, the
+//! main producer's acks, min.insync.replicas, unclean.leader.election.enable
+//! and the seed. It is plain data (its serde names are Kafka's config names),
+//! so share links carry it as it is, and it turns into the simulation's
+//! [`ClusterConfig`] the same way every time.
+
+use crate::sim::config::{parse_acks, ConsumerConfig, ProducerConfig, TopicSpec};
+use crate::sim::simulation::{ClientSpec, ClusterConfig, ConfigError};
+use serde::{Deserialize, Serialize};
+
+/// The most brokers the page offers (the core takes more, but nine already
+/// fill a wide screen).
+pub const MAX_BROKERS: u32 = 9;
+/// The most partitions per topic the page offers, so every one stays visible.
+pub const MAX_PARTITIONS: u32 = 32;
+/// The most topics the form holds.
+pub const MAX_TOPICS: usize = 8;
+
+/// One topic of the setup.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TopicSetup {
+    pub name: String,
+    pub partitions: u32,
+    #[serde(rename = "replication.factor")]
+    pub replication_factor: u32,
+}
+
+/// Everything the Setup form chooses.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Setup {
+    pub brokers: u32,
+    pub topics: Vec<TopicSetup>,
+    /// The acks of producer client-0, which the Produce form uses by
+    /// default; its other two acks choices use client-1 and client-2.
+    #[serde(serialize_with = "acks_to_json", deserialize_with = "acks_from_json")]
+    pub acks: i16,
+    /// Set on every topic (a topic-level override, as `kafka-topics.sh
+    /// --config min.insync.replicas=N` would).
+    #[serde(rename = "min.insync.replicas")]
+    pub min_insync_replicas: u32,
+    /// Kept with the setup and in share links. It only matters when a leader
+    /// is elected, which the control plane will do; the data plane's leaders
+    /// are fixed at start, so the simulation does not read it yet.
+    #[serde(rename = "unclean.leader.election.enable")]
+    pub unclean_leader_election_enable: bool,
+    pub seed: u64,
+}
+
+impl Default for Setup {
+    fn default() -> Self {
+        Self {
+            brokers: 3,
+            topics: vec![TopicSetup { name: "orders".into(), partitions: 3, replication_factor: 3 }],
+            acks: -1,
+            min_insync_replicas: 1,
+            unclean_leader_election_enable: false,
+            seed: super::session::DEFAULT_SEED,
+        }
+    }
+}
+
+/// Why the form's values were refused before the simulation saw them, or
+/// the simulation's own refusal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SetupError {
+    /// A field that must hold a whole number does not.
+    NotANumber { field: Field, text: String },
+    /// The page offers 1 to [`MAX_BROKERS`] brokers.
+    Brokers(u32),
+    /// The page shows at most [`MAX_PARTITIONS`] partitions per topic.
+    TooManyPartitions { topic: String, partitions: u32 },
+    /// At most [`MAX_TOPICS`] topics; at least one.
+    Topics(usize),
+    /// The simulation refused the cluster, with Kafka's error.
+    Config(ConfigError),
+}
+
+/// A field of the Setup form, to name it in a message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Field {
+    Brokers,
+    Partitions(usize),
+    ReplicationFactor(usize),
+    MinInsyncReplicas,
+    Seed,
+}
+
+/// The other acks values, for client-1 and client-2, in the order all, 1, 0.
+fn other_acks(acks: i16) -> [i16; 2] {
+    let mut rest = [-1i16, 1, 0].into_iter().filter(|a| *a != acks);
+    [rest.next().unwrap_or(1), rest.next().unwrap_or(0)]
+}
+
+/// A producer with this acks: idempotent only with acks=all, since Kafka
+/// refuses enable.idempotence=true with any other acks.
+fn producer(acks: i16) -> ProducerConfig {
+    ProducerConfig { acks, enable_idempotence: acks == -1, ..ProducerConfig::default() }
+}
+
+impl Setup {
+    /// The simulation's configuration: the brokers, the topics (each with
+    /// min.insync.replicas), three producers (client-0 with the chosen acks,
+    /// client-1 and client-2 with the other two) and one consumer (client-3).
+    pub fn cluster_config(&self) -> ClusterConfig {
+        let [a1, a2] = other_acks(self.acks);
+        ClusterConfig {
+            brokers: self.brokers,
+            topics: self
+                .topics
+                .iter()
+                .map(|t| {
+                    let mut spec = TopicSpec::new(t.name.clone(), t.partitions, t.replication_factor);
+                    spec.config.min_insync_replicas = Some(self.min_insync_replicas);
+                    spec
+                })
+                .collect(),
+            clients: vec![
+                ClientSpec::Producer(producer(self.acks)),
+                ClientSpec::Producer(producer(a1)),
+                ClientSpec::Producer(producer(a2)),
+                ClientSpec::Consumer(ConsumerConfig::default()),
+            ],
+            ..ClusterConfig::default()
+        }
+    }
+
+    /// The producer (client index) that sends with this acks.
+    pub fn producer_for_acks(&self, acks: i16) -> u32 {
+        let [a1, a2] = other_acks(self.acks);
+        match acks {
+            a if a == self.acks => 0,
+            a if a == a1 => 1,
+            a if a == a2 => 2,
+            _ => 0,
+        }
+    }
+
+    /// The consumer's client index.
+    pub fn consumer(&self) -> u32 {
+        CONSUMER
+    }
+
+    /// The page's own limits, checked before the simulation's: the
+    /// simulation would take more brokers and partitions than fit on screen.
+    pub fn check_page_limits(&self) -> Result<(), SetupError> {
+        if self.brokers == 0 || self.brokers > MAX_BROKERS {
+            return Err(SetupError::Brokers(self.brokers));
+        }
+        if self.topics.is_empty() || self.topics.len() > MAX_TOPICS {
+            return Err(SetupError::Topics(self.topics.len()));
+        }
+        if let Some(t) = self.topics.iter().find(|t| t.partitions > MAX_PARTITIONS) {
+            return Err(SetupError::TooManyPartitions { topic: t.name.clone(), partitions: t.partitions });
+        }
+        Ok(())
+    }
+
+    /// Turns the setup into a fresh session, or says why it cannot be one.
+    /// Nothing else changes either way.
+    pub fn start(&self) -> Result<super::session::Session, SetupError> {
+        self.check_page_limits()?;
+        super::session::Session::new(self.cluster_config(), self.seed).map_err(SetupError::Config)
+    }
+}
+
+/// The consumer of every setup's cluster.
+pub const CONSUMER: u32 = 3;
+
+fn acks_to_json<S: serde::Serializer>(acks: &i16, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(match acks {
+        -1 => "all",
+        1 => "1",
+        _ => "0",
+    })
+}
+
+fn acks_from_json<'de, D: serde::Deserializer<'de>>(d: D) -> Result<i16, D::Error> {
+    let text = String::deserialize(d)?;
+    parse_acks(&text).map_err(serde::de::Error::custom)
+}
+
+/// What the form's text fields hold, before they are read as numbers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SetupDraft {
+    pub brokers: String,
+    /// (name, partitions, replication factor)
+    pub topics: Vec<(String, String, String)>,
+    pub acks: i16,
+    pub min_insync_replicas: String,
+    pub unclean_leader_election_enable: bool,
+    pub seed: String,
+}
+
+impl From<&Setup> for SetupDraft {
+    fn from(s: &Setup) -> Self {
+        Self {
+            brokers: s.brokers.to_string(),
+            topics: s
+                .topics
+                .iter()
+                .map(|t| (t.name.clone(), t.partitions.to_string(), t.replication_factor.to_string()))
+                .collect(),
+            acks: s.acks,
+            min_insync_replicas: s.min_insync_replicas.to_string(),
+            unclean_leader_election_enable: s.unclean_leader_election_enable,
+            seed: s.seed.to_string(),
+        }
+    }
+}
+
+fn number<T: std::str::FromStr>(text: &str, field: Field) -> Result<T, SetupError> {
+    text.trim().parse().map_err(|_| SetupError::NotANumber { field, text: text.to_string() })
+}
+
+impl SetupDraft {
+    /// Reads the fields as a setup. Names are kept as typed (the simulation
+    /// checks them against Kafka's rule); numbers must be whole and not
+    /// negative.
+    pub fn parse(&self) -> Result<Setup, SetupError> {
+        let brokers = number(&self.brokers, Field::Brokers)?;
+        let mut topics = Vec::new();
+        for (i, (name, partitions, rf)) in self.topics.iter().enumerate() {
+            topics.push(TopicSetup {
+                name: name.trim().to_string(),
+                partitions: number(partitions, Field::Partitions(i))?,
+                replication_factor: number(rf, Field::ReplicationFactor(i))?,
+            });
+        }
+        Ok(Setup {
+            brokers,
+            topics,
+            acks: self.acks,
+            min_insync_replicas: number(&self.min_insync_replicas, Field::MinInsyncReplicas)?,
+            unclean_leader_election_enable: self.unclean_leader_election_enable,
+            seed: number(&self.seed, Field::Seed)?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::protocol::ErrorCode;
+
+    #[test]
+    fn the_default_setup_is_the_default_cluster() {
+        let s = Setup::default();
+        let config = s.cluster_config();
+        assert_eq!(config.brokers, 3);
+        assert_eq!(config.topics.len(), 1);
+        assert_eq!((config.topics[0].partitions, config.topics[0].replication_factor), (3, 3));
+        assert!(s.start().is_ok());
+        let acks: Vec<i16> = config
+            .clients
+            .iter()
+            .filter_map(|c| match c {
+                ClientSpec::Producer(p) => Some(p.acks),
+                ClientSpec::Consumer(_) => None,
+            })
+            .collect();
+        assert_eq!(acks, vec![-1, 1, 0]);
+        assert_eq!((s.producer_for_acks(-1), s.producer_for_acks(1), s.producer_for_acks(0)), (0, 1, 2));
+    }
+
+    #[test]
+    fn the_chosen_acks_is_client_0_and_the_others_stay_available() {
+        let s = Setup { acks: 1, ..Setup::default() };
+        let config = s.cluster_config();
+        let ClientSpec::Producer(p0) = &config.clients[0] else { panic!() };
+        assert_eq!((p0.acks, p0.enable_idempotence), (1, false));
+        for acks in [-1, 1, 0] {
+            let client = s.producer_for_acks(acks) as usize;
+            let ClientSpec::Producer(p) = &config.clients[client] else { panic!() };
+            assert_eq!(p.acks, acks);
+        }
+        assert!(matches!(config.clients[CONSUMER as usize], ClientSpec::Consumer(_)));
+    }
+
+    #[test]
+    fn impossible_setups_are_refused_with_kafkas_errors() {
+        let rf4 = Setup {
+            topics: vec![TopicSetup { name: "orders".into(), partitions: 3, replication_factor: 4 }],
+            ..Setup::default()
+        };
+        match rf4.start() {
+            Err(SetupError::Config(e)) => assert_eq!(e.error, ErrorCode::InvalidReplicationFactor),
+            other => panic!("{other:?}"),
+        }
+        let zero = Setup {
+            topics: vec![TopicSetup { name: "orders".into(), partitions: 0, replication_factor: 1 }],
+            ..Setup::default()
+        };
+        assert!(matches!(zero.start(), Err(SetupError::Config(e)) if e.error == ErrorCode::InvalidPartitions));
+        let bad_name = Setup {
+            topics: vec![TopicSetup { name: "no spaces".into(), partitions: 1, replication_factor: 1 }],
+            ..Setup::default()
+        };
+        assert!(matches!(bad_name.start(), Err(SetupError::Config(e)) if e.error == ErrorCode::InvalidConfig));
+        assert_eq!(Setup { brokers: 10, ..Setup::default() }.start().err(), Some(SetupError::Brokers(10)));
+        assert_eq!(Setup { brokers: 0, ..Setup::default() }.start().err(), Some(SetupError::Brokers(0)));
+        let isr0 = Setup { min_insync_replicas: 0, ..Setup::default() };
+        assert!(matches!(isr0.start(), Err(SetupError::Config(e)) if e.error == ErrorCode::InvalidConfig));
+    }
+
+    #[test]
+    fn the_draft_reads_numbers_or_names_the_field() {
+        let mut d = SetupDraft::from(&Setup::default());
+        assert_eq!(d.parse(), Ok(Setup::default()));
+        d.topics[0].2 = "three".into();
+        assert_eq!(d.parse(), Err(SetupError::NotANumber { field: Field::ReplicationFactor(0), text: "three".into() }));
+        d.topics[0].2 = "-1".into();
+        assert!(matches!(d.parse(), Err(SetupError::NotANumber { .. })));
+    }
+
+    #[test]
+    fn setup_json_uses_kafkas_names() {
+        let s = Setup { unclean_leader_election_enable: true, ..Setup::default() };
+        let json = serde_json::to_string(&s).unwrap();
+        assert!(json.contains("\"replication.factor\":3"), "{json}");
+        assert!(json.contains("\"acks\":\"all\""), "{json}");
+        assert!(json.contains("\"unclean.leader.election.enable\":true"), "{json}");
+        assert_eq!(serde_json::from_str::<Setup>(&json).unwrap(), s);
+    }
+}

@@ -1,0 +1,193 @@
+//! The Setup panel: a collapsible form that chooses the cluster. Applying a
+//! setup the simulation accepts starts a fresh run; a refused one is
+//! explained next to the form, and the current run stays as it was.
+
+use super::app::{Action, AppState};
+use super::i18n::{self, Lang};
+use super::setup::{SetupDraft, MAX_TOPICS};
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct SetupPanelProps {
+    pub state: UseReducerHandle<AppState>,
+}
+
+fn text_of(e: &InputEvent) -> String {
+    e.target_dyn_into::<web_sys::HtmlInputElement>().map(|i| i.value()).unwrap_or_default()
+}
+
+#[function_component(SetupPanel)]
+pub fn setup_panel(props: &SetupPanelProps) -> Html {
+    let lang = use_context::<Lang>().unwrap_or_default();
+    let t = lang.texts();
+    let state = &props.state;
+    let draft = use_state(|| SetupDraft::from(state.setup()));
+    let open = state.setup_open() || state.setup_error().is_some();
+
+    // One callback per field: each writes its text into the draft.
+    let edit = |f: fn(&mut SetupDraft, String)| {
+        let draft = draft.clone();
+        Callback::from(move |e: InputEvent| {
+            let mut d = (*draft).clone();
+            f(&mut d, text_of(&e));
+            draft.set(d);
+        })
+    };
+    let edit_topic = |i: usize, f: fn(&mut (String, String, String), String)| {
+        let draft = draft.clone();
+        Callback::from(move |e: InputEvent| {
+            let mut d = (*draft).clone();
+            if let Some(row) = d.topics.get_mut(i) {
+                f(row, text_of(&e));
+            }
+            draft.set(d);
+        })
+    };
+    let on_acks = {
+        let draft = draft.clone();
+        Callback::from(move |e: Event| {
+            if let Some(a) = e.target_dyn_into::<web_sys::HtmlSelectElement>().and_then(|s| s.value().parse().ok()) {
+                let mut d = (*draft).clone();
+                d.acks = a;
+                draft.set(d);
+            }
+        })
+    };
+    let on_unclean = {
+        let draft = draft.clone();
+        Callback::from(move |e: Event| {
+            if let Some(c) = e.target_dyn_into::<web_sys::HtmlInputElement>() {
+                let mut d = (*draft).clone();
+                d.unclean_leader_election_enable = c.checked();
+                draft.set(d);
+            }
+        })
+    };
+    let on_add = {
+        let draft = draft.clone();
+        Callback::from(move |_: MouseEvent| {
+            let mut d = (*draft).clone();
+            if d.topics.len() < MAX_TOPICS {
+                d.topics.push((format!("topic-{}", d.topics.len() + 1), "1".into(), "1".into()));
+                draft.set(d);
+            }
+        })
+    };
+    let on_submit = {
+        let (draft, state) = (draft.clone(), state.clone());
+        Callback::from(move |e: SubmitEvent| {
+            e.prevent_default();
+            match draft.parse() {
+                Ok(setup) => state.dispatch(Action::ApplySetup(setup)),
+                Err(error) => state.dispatch(Action::RejectSetup(error)),
+            }
+        })
+    };
+    let on_toggle = {
+        let state = state.clone();
+        Callback::from(move |_: MouseEvent| state.dispatch(Action::ToggleSetup))
+    };
+    let one_topic = draft.topics.len() <= 1;
+
+    html! {
+        <section class="setup" aria-label="Setup">
+            <div class="setup-head">
+                <button type="button" class="secondary setup-toggle" onclick={on_toggle} aria-expanded={open.to_string()}
+                    aria-controls="setup-form" aria-label="Setup">{ format!("{} {}", if open { "▾" } else { "▸" }, t.setup) }</button>
+                <span class="setup-summary" aria-label="Current setup">{ i18n::setup_summary(lang, state.setup()) }</span>
+            </div>
+            if open {
+                <form id="setup-form" class="setup-form" onsubmit={on_submit} aria-label="Setup form" novalidate=true>
+                    <p class="hint">{ t.setup_intro }</p>
+                    <div class="setup-grid">
+                        <div class="field">
+                            <label for="setup-brokers">{ t.brokers }</label>
+                            <input id="setup-brokers" type="text" inputmode="numeric" aria-label="Brokers"
+                                value={draft.brokers.clone()} oninput={edit(|d, v| d.brokers = v)} />
+                        </div>
+                        <div class="field">
+                            <label for="setup-controllers">{ t.controllers }</label>
+                            <select id="setup-controllers" aria-label="Controllers" disabled=true aria-describedby="controllers-note">
+                                <option selected=true>{ "1" }</option>
+                                <option>{ "3" }</option>
+                                <option>{ "5" }</option>
+                            </select>
+                            <small class="hint" id="controllers-note">{ t.controllers_note }</small>
+                        </div>
+                        <div class="field">
+                            <label for="setup-acks">{ t.setup_acks }</label>
+                            <select id="setup-acks" aria-label="Setup acks" onchange={on_acks} aria-describedby="setup-acks-hint">
+                                <option value="-1" selected={draft.acks == -1}>{ "all (-1)" }</option>
+                                <option value="1" selected={draft.acks == 1}>{ "1" }</option>
+                                <option value="0" selected={draft.acks == 0}>{ "0" }</option>
+                            </select>
+                            <small class="hint" id="setup-acks-hint">{ t.setup_acks_hint }</small>
+                        </div>
+                        <div class="field">
+                            <label for="setup-min-isr">{ t.min_isr_label }</label>
+                            <input id="setup-min-isr" type="text" inputmode="numeric" aria-label="min.insync.replicas" aria-describedby="min-isr-hint"
+                                value={draft.min_insync_replicas.clone()} oninput={edit(|d, v| d.min_insync_replicas = v)} />
+                            <small class="hint" id="min-isr-hint">{ t.min_isr_hint }</small>
+                        </div>
+                        <div class="field">
+                            <label for="setup-seed">{ t.seed }</label>
+                            <input id="setup-seed" type="text" inputmode="numeric" aria-label="Seed" aria-describedby="seed-hint"
+                                value={draft.seed.clone()} oninput={edit(|d, v| d.seed = v)} />
+                            <small class="hint" id="seed-hint">{ t.seed_hint }</small>
+                        </div>
+                    </div>
+                    <fieldset class="topics">
+                        <legend>{ t.topics }</legend>
+                        <div class="topic-row topic-header" aria-hidden="true">
+                            <span>{ t.topic_name }</span>
+                            <span>{ t.partitions_field }</span>
+                            <span>{ t.replication_factor }</span>
+                            <span></span>
+                        </div>
+                        { for draft.topics.iter().enumerate().map(|(i, (name, partitions, rf))| {
+                            let n = i + 1;
+                            let on_remove = {
+                                let draft = draft.clone();
+                                Callback::from(move |_: MouseEvent| {
+                                    let mut d = (*draft).clone();
+                                    if d.topics.len() > 1 {
+                                        d.topics.remove(i);
+                                        draft.set(d);
+                                    }
+                                })
+                            };
+                            html! {
+                                <div class="topic-row" role="group" aria-label={format!("Topic {n}")}>
+                                    <input type="text" aria-label={format!("Topic {n} name")} value={name.clone()}
+                                        oninput={edit_topic(i, |r, v| r.0 = v)} />
+                                    <input type="text" inputmode="numeric" aria-label={format!("Topic {n} partitions")}
+                                        value={partitions.clone()} oninput={edit_topic(i, |r, v| r.1 = v)} />
+                                    <input type="text" inputmode="numeric" aria-label={format!("Topic {n} replication factor")}
+                                        value={rf.clone()} oninput={edit_topic(i, |r, v| r.2 = v)} />
+                                    <button type="button" class="secondary" onclick={on_remove} disabled={one_topic}
+                                        aria-label={format!("Remove topic {n}")}>{ t.remove_topic }</button>
+                                </div>
+                            }
+                        }) }
+                        <button type="button" class="secondary" onclick={on_add} disabled={draft.topics.len() >= MAX_TOPICS}
+                            aria-label="Add topic">{ t.add_topic }</button>
+                    </fieldset>
+                    <label class="checkbox">
+                        <input type="checkbox" aria-label="unclean.leader.election.enable" aria-describedby="unclean-note"
+                            checked={draft.unclean_leader_election_enable} onchange={on_unclean} />
+                        <span>{ t.unclean_label }</span>
+                    </label>
+                    <p class="hint" id="unclean-note">{ t.unclean_note }</p>
+                    <div class="setup-apply">
+                        <button type="submit" aria-label="Apply setup">{ t.apply_setup }</button>
+                        if let Some((error, setup)) = state.setup_error() {
+                            <p class="error setup-error" role="alert">
+                                { format!("{} {}", i18n::setup_error(lang, error, setup.as_ref()), t.setup_not_applied) }
+                            </p>
+                        }
+                    </div>
+                </form>
+            }
+        </section>
+    }
+}

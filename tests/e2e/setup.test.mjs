@@ -1,0 +1,133 @@
+// The Setup form: a valid setup starts a fresh run with that cluster; an
+// impossible one is refused next to the form with Kafka's error, and the
+// current run is left exactly as it was.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serveDist, launch, openApp, shownState, stepButton, openSetup } from './harness.mjs';
+
+let server;
+let context;
+
+before(async () => {
+  server = await serveDist();
+  context = await launch();
+});
+
+after(async () => {
+  await context?.close();
+  await server?.close();
+});
+
+async function fillTopic(page, n, name, partitions, rf) {
+  await page.getByLabel(`Topic ${n} name`, { exact: true }).fill(name);
+  await page.getByLabel(`Topic ${n} partitions`, { exact: true }).fill(String(partitions));
+  await page.getByLabel(`Topic ${n} replication factor`, { exact: true }).fill(String(rf));
+}
+
+test('a valid setup starts a fresh run with that cluster', async () => {
+  const { page, problems } = await openApp(context, server.url);
+  await page.getByRole('button', { name: 'Produce', exact: true }).click();
+  for (let i = 0; i < 5; i++) await stepButton(page).click();
+  await openSetup(page);
+  const setup = page.getByRole('region', { name: 'Setup' });
+  await setup.getByLabel('Brokers', { exact: true }).fill('5');
+  await fillTopic(page, 1, 'payments', 4, 3);
+  await setup.getByRole('button', { name: 'Add topic' }).click();
+  await fillTopic(page, 2, 'audit', 1, 1);
+  await setup.getByLabel('Setup acks', { exact: true }).selectOption('1');
+  await setup.getByLabel('min.insync.replicas', { exact: true }).fill('2');
+  await setup.getByLabel('unclean.leader.election.enable', { exact: true }).check();
+  await setup.getByLabel('Seed', { exact: true }).fill('42');
+  await setup.getByRole('button', { name: 'Apply setup' }).click();
+
+  await page.getByRole('region', { name: 'Broker 4' }).waitFor();
+  assert.equal(await page.getByRole('region', { name: /^Broker \d+$/ }).count(), 5);
+  for (const p of ['payments-0', 'payments-1', 'payments-2', 'payments-3', 'audit-0']) {
+    await page.getByRole('group', { name: `Partition ${p}` }).waitFor();
+  }
+  assert.equal(await page.getByRole('group', { name: /^Partition orders-/ }).count(), 0);
+  const summary = await page.getByLabel('Current setup').textContent();
+  assert.match(summary, /5 brokers · payments \(4 partitions, RF 3\), audit \(1 partitions, RF 1\) · acks=1 · min\.insync\.replicas=2 · unclean election on · seed 42/);
+  // A fresh run: step 0, nothing produced, the timeline at its start.
+  assert.match(await page.locator('.clock').textContent(), /step 0 /);
+  assert.match(await page.getByRole('region', { name: 'Produced records' }).textContent(), /Nothing produced yet/);
+  assert.equal(await page.locator('.timeline-value').textContent(), '0 / 0');
+  // The Produce form offers both topics and starts with the setup's acks.
+  assert.deepEqual(await page.getByLabel('Produce topic', { exact: true }).locator('option').allTextContents(), ['payments', 'audit']);
+  assert.equal(await page.getByLabel('Acks', { exact: true }).inputValue(), '1');
+  await page.getByRole('button', { name: 'Produce', exact: true }).click();
+  const produced = page.getByRole('region', { name: 'Produced records' });
+  for (let i = 0; i < 400 && !/offset \d+/.test(await produced.textContent()); i++) await stepButton(page).click();
+  assert.match(await produced.textContent(), /client-0 \(acks=1\) key user-42: partition \d, offset 0/);
+  // Fetching from the second topic offers its one partition.
+  await page.getByLabel('Fetch topic', { exact: true }).selectOption({ label: 'audit' });
+  assert.deepEqual(await page.getByLabel('Partition', { exact: true }).locator('option').allTextContents(), ['0']);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('an impossible setup is refused next to the form and the run is untouched', async () => {
+  const { page, problems } = await openApp(context, server.url);
+  await page.getByRole('button', { name: 'Produce', exact: true }).click();
+  for (let i = 0; i < 12; i++) await stepButton(page).click();
+  const before = await shownState(page);
+  await openSetup(page);
+  const setup = page.getByRole('region', { name: 'Setup' });
+  const apply = setup.getByRole('button', { name: 'Apply setup' });
+  const alert = setup.getByRole('alert');
+  const refused = async (pattern) => {
+    await apply.click();
+    await alert.waitFor();
+    await page.waitForFunction(
+      ([source]) => new RegExp(source).test(document.querySelector('.setup-error')?.textContent ?? ''),
+      [pattern.source],
+    );
+    assert.match(await alert.textContent(), /Not applied; the current run is unchanged/);
+    assert.equal(await shownState(page), before, 'the current run is untouched');
+  };
+
+  await fillTopic(page, 1, 'orders', 3, 4);
+  await refused(/INVALID_REPLICATION_FACTOR: topic orders has replication factor 4, but the cluster has 3 brokers/);
+  await fillTopic(page, 1, 'orders', 0, 1);
+  await refused(/INVALID_PARTITIONS: topic orders needs 1 to 1000 partitions, not 0/);
+  await fillTopic(page, 1, 'bad name!', 1, 1);
+  await refused(/INVALID_CONFIG: "bad name!" is not a legal topic name/);
+  await fillTopic(page, 1, 'orders', 1, 1);
+  await setup.getByRole('button', { name: 'Add topic' }).click();
+  await fillTopic(page, 2, 'orders', 1, 1);
+  await refused(/TOPIC_ALREADY_EXISTS: topic orders is defined twice/);
+  await setup.getByRole('button', { name: 'Remove topic 2' }).click();
+  await setup.getByLabel('Brokers', { exact: true }).fill('12');
+  await refused(/The page runs 1 to 9 brokers, not 12/);
+  await setup.getByLabel('Brokers', { exact: true }).fill('three');
+  await refused(/Brokers must be a whole number/);
+  await setup.getByLabel('Brokers', { exact: true }).fill('3');
+  await setup.getByLabel('min.insync.replicas', { exact: true }).fill('0');
+  await refused(/min\.insync\.replicas must be at least 1/);
+
+  // The same refusal in Korean keeps Kafka's error name.
+  await setup.getByLabel('min.insync.replicas', { exact: true }).fill('1');
+  await fillTopic(page, 1, 'orders', 3, 4);
+  await page.getByRole('button', { name: 'Language' }).click();
+  await page.locator('.app[lang="ko"]').waitFor();
+  await apply.click();
+  await page.waitForFunction(() => /복제 계수는 4/.test(document.querySelector('.setup-error')?.textContent ?? ''));
+  assert.match(await alert.textContent(), /^INVALID_REPLICATION_FACTOR: 토픽 orders의 복제 계수는 4인데, 클러스터의 브로커는 3대입니다/);
+  await page.getByRole('button', { name: 'Language' }).click();
+  await page.locator('.app[lang="en"]').waitFor();
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('controllers wait for the control plane, and unclean election says when it applies', async () => {
+  const { page, problems } = await openApp(context, server.url);
+  await openSetup(page);
+  const setup = page.getByRole('region', { name: 'Setup' });
+  const controllers = setup.getByLabel('Controllers', { exact: true });
+  assert.equal(await controllers.isDisabled(), true);
+  assert.deepEqual(await controllers.locator('option').allTextContents(), ['1', '3', '5']);
+  assert.match(await setup.textContent(), /arrive with the control plane/);
+  assert.match(await setup.textContent(), /Takes effect once the control plane elects leaders/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
