@@ -54,12 +54,13 @@ ensure_wasm_opt() {
 }
 
 ensure_chromium() {
-    if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
+    # fonts-nanum gives headless Chromium Korean glyphs for screenshots.
+    if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ] || [ ! -d /usr/share/fonts/truetype/nanum ]; then
         say "installing Chromium and ChromeDriver from Debian"
         local sudo=""
         [ "$(id -u)" = 0 ] || sudo="sudo"
         $sudo apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium chromium-driver
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium chromium-driver fonts-nanum
     fi
 }
 
