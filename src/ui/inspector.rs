@@ -98,7 +98,8 @@ pub fn segment_inspector(props: &InspectorProps) -> Html {
                         <button role="listitem" class={classes!("segment", chosen.then_some("chosen"))} {onclick}
                             aria-label={format!("Segment {}", s.name)} aria-pressed={chosen.to_string()}>
                             <span class="file">{ s.name.clone() }</span>
-                            <span class="facts">{ format!("{}–{} · {} {} · {} {}{}", s.base_offset, s.next_offset - 1,
+                            <span class="facts">{ format!("{} · {} {} · {} {}{}",
+                                if s.next_offset > s.base_offset { format!("{}–{}", s.base_offset, s.next_offset - 1) } else { format!("{}–", s.base_offset) },
                                 s.batch_count, t.batches_word, s.size_bytes, t.bytes_word,
                                 if s.is_active { format!(" · {}", t.active_segment) } else { String::new() }) }</span>
                         </button>
