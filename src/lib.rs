@@ -10,6 +10,10 @@
 //!     links between nodes, the trace, and the user [`sim::simulation::Command`]s.
 //!   - [`sim::broker`]: a broker's request path (socket buffers, network
 //!     threads, request queue, I/O threads, response queues) and its logs.
+//!   - [`sim::controller`]: the KRaft controllers (metadata records,
+//!     registration, heartbeats, fencing, leader election) over
+//!     [`sim::raft`], the quorum's Raft; [`sim::broker::control`] is the
+//!     brokers' side.
 //!   - [`sim::client`]: producer clients.
 //!   - [`sim::protocol`]: requests, responses and Kafka's error codes.
 //!   - [`sim::trace`]: the typed trace events and their one-line text form.

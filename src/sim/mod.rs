@@ -5,6 +5,7 @@
 pub mod broker;
 pub mod client;
 pub mod config;
+pub mod controller;
 pub mod ids;
 pub mod log;
 pub mod node;

@@ -5,6 +5,7 @@ use super::broker::BrokerTimer;
 use super::client::ClientTimer;
 use super::ids::NodeId;
 use super::protocol::Message;
+use super::controller::ControllerTimer;
 use super::rng::SimRng;
 use super::trace::TraceKind;
 
@@ -13,6 +14,8 @@ use super::trace::TraceKind;
 pub enum Timer {
     Broker(BrokerTimer),
     Client(ClientTimer),
+    /// A controller's Raft node asked to be woken with this timer.
+    Controller(ControllerTimer),
 }
 
 /// Something a node wants done; the simulation carries it out.

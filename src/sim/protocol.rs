@@ -32,6 +32,10 @@ pub enum ErrorCode {
     FencedLeaderEpoch,
     UnknownLeaderEpoch,
     InvalidRecord,
+    NotController,
+    StaleBrokerEpoch,
+    InvalidUpdateVersion,
+    IneligibleReplica,
 }
 
 impl ErrorCode {
@@ -59,6 +63,10 @@ impl ErrorCode {
             ErrorCode::FencedLeaderEpoch => 74,
             ErrorCode::UnknownLeaderEpoch => 76,
             ErrorCode::InvalidRecord => 87,
+            ErrorCode::NotController => 41,
+            ErrorCode::StaleBrokerEpoch => 77,
+            ErrorCode::InvalidUpdateVersion => 119,
+            ErrorCode::IneligibleReplica => 107,
         }
     }
 
@@ -86,6 +94,10 @@ impl ErrorCode {
             ErrorCode::FencedLeaderEpoch => "FENCED_LEADER_EPOCH",
             ErrorCode::UnknownLeaderEpoch => "UNKNOWN_LEADER_EPOCH",
             ErrorCode::InvalidRecord => "INVALID_RECORD",
+            ErrorCode::NotController => "NOT_CONTROLLER",
+            ErrorCode::StaleBrokerEpoch => "STALE_BROKER_EPOCH",
+            ErrorCode::InvalidUpdateVersion => "INVALID_UPDATE_VERSION",
+            ErrorCode::IneligibleReplica => "INELIGIBLE_REPLICA",
         }
     }
 }
@@ -266,6 +278,12 @@ pub struct Response {
 pub enum Message {
     Request(Request),
     Response(Response),
+    /// A KRaft quorum RPC between controllers (Vote, BeginQuorumEpoch,
+    /// EndQuorumEpoch, Fetch of `__cluster_metadata`), from controller `from`.
+    Raft { from: u32, msg: super::controller::ControllerMessage },
+    /// A broker's control-plane RPC with the controllers (BrokerRegistration,
+    /// BrokerHeartbeat, the metadata log Fetch) or its answer.
+    Control(super::controller::ControlMessage),
 }
 
 impl Message {
@@ -273,6 +291,10 @@ impl Message {
         match self {
             Message::Request(r) => r.id,
             Message::Response(r) => r.id,
+            Message::Raft { from, msg } => {
+                RequestId { client: NodeId::Controller(*from), correlation_id: msg.correlation_id() as i32 }
+            }
+            Message::Control(c) => RequestId { client: NodeId::Broker(c.broker()), correlation_id: c.correlation_id() },
         }
     }
 
@@ -280,6 +302,18 @@ impl Message {
         match self {
             Message::Request(r) => r.api_key(),
             Message::Response(r) => r.api_key,
+            // KRaft's Fetch is Kafka's Fetch API; the election RPCs have no
+            // ApiKey here (the trace names them with `Message::raft_api`).
+            Message::Raft { .. } | Message::Control(_) => ApiKey::Fetch,
+        }
+    }
+
+    /// A quorum or control-plane RPC's Kafka name (Vote, BeginQuorumEpoch, ...).
+    pub fn raft_api(&self) -> Option<&'static str> {
+        match self {
+            Message::Raft { msg, .. } => Some(msg.api_name()),
+            Message::Control(c) => Some(c.api_name()),
+            _ => None,
         }
     }
 

@@ -58,12 +58,25 @@ pub struct ClusterShape {
     pub broker: BrokerConfig,
     pub link_latency_ms: u64,
     pub link_jitter_ms: u64,
+    /// Dedicated KRaft controllers (1, 3 or 5); 0, the default, for none.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub controllers: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl Default for ClusterShape {
     fn default() -> Self {
         let c = ClusterConfig::default();
-        Self { brokers: c.brokers, broker: c.broker, link_latency_ms: c.link_latency_ms, link_jitter_ms: c.link_jitter_ms }
+        Self {
+            brokers: c.brokers,
+            broker: c.broker,
+            link_latency_ms: c.link_latency_ms,
+            link_jitter_ms: c.link_jitter_ms,
+            controllers: c.controllers,
+        }
     }
 }
 
@@ -216,6 +229,7 @@ impl Scenario {
             clients: self.clients.clone(),
             link_latency_ms: self.cluster.link_latency_ms,
             link_jitter_ms: self.cluster.link_jitter_ms,
+            controllers: self.cluster.controllers,
         }
     }
 

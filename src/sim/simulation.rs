@@ -5,11 +5,13 @@ use super::broker::{Broker, BrokerTimer, MetadataCache, PartitionAssignment};
 use super::client::consumer::{Consumer, FetchSpec};
 use super::client::producer::{Producer, ProducerRecord};
 use super::client::Client;
+use super::controller::{Controller, ControllerSetup};
 use super::config::{BrokerConfig, ConsumerConfig, ProducerConfig, TopicConfig, TopicSpec};
 use super::ids::{NodeId, TopicPartition};
 use super::node::{Ctx, Output, Timer};
 use super::placement::assign_replicas;
 use super::protocol::{ErrorCode, Message};
+use super::raft::config::RaftConfig;
 use super::record::batch::Header;
 use super::rng::SimRng;
 use super::trace::{Direction, TraceEvent, TraceKind};
@@ -35,6 +37,10 @@ pub struct ClusterConfig {
     pub link_latency_ms: u64,
     /// Each message's latency gets a seeded extra in `[0, link_jitter_ms]`.
     pub link_jitter_ms: u64,
+    /// Dedicated KRaft controllers (1, 3 or 5) forming the metadata quorum;
+    /// 0 runs without a control plane: brokers get a static assignment at
+    /// start, as before.
+    pub controllers: u32,
 }
 
 /// A client to start: a producer or a consumer, with its configuration.
@@ -54,6 +60,7 @@ impl Default for ClusterConfig {
             clients: vec![ClientSpec::Producer(ProducerConfig::default()), ClientSpec::Consumer(ConsumerConfig::default())],
             link_latency_ms: 2,
             link_jitter_ms: 1,
+            controllers: 0,
         }
     }
 }
@@ -111,6 +118,17 @@ pub enum Command {
         #[serde(default)]
         max_wait_ms: Option<i32>,
     },
+    /// Crash a controller process: it loses its role, timers and
+    /// connections; its metadata log and quorum-state survive.
+    KillController { controller: u32 },
+    /// Start a killed controller again from its durable state.
+    RestartController { controller: u32 },
+    /// Crash a broker: in-flight requests and all volatile state are lost;
+    /// its partition logs survive. Needs a controller quorum.
+    KillBroker { broker: u32 },
+    /// Start a killed broker again: it registers, fetches the metadata log
+    /// and its replicas catch up.
+    RestartBroker { broker: u32 },
 }
 
 /// The largest record a producer accepts (`max.request.size`).
@@ -126,6 +144,14 @@ pub enum CommandError {
     UnknownPartition(TopicPartition),
     RecordTooLarge { bytes: usize },
     NegativeOffset(i64),
+    UnknownController(u32),
+    ControllerAlreadyStopped(u32),
+    ControllerAlreadyRunning(u32),
+    UnknownBroker(u32),
+    BrokerAlreadyStopped(u32),
+    BrokerAlreadyRunning(u32),
+    /// Killing brokers needs controllers to move leadership.
+    NoControlPlane,
 }
 
 impl fmt::Display for CommandError {
@@ -141,6 +167,15 @@ impl fmt::Display for CommandError {
                 "the record is {bytes} bytes, more than the producer's max.request.size of {MAX_REQUEST_SIZE} bytes"
             ),
             CommandError::NegativeOffset(o) => write!(f, "a fetch offset cannot be negative ({o})"),
+            CommandError::UnknownController(c) => write!(f, "there is no controller {c}"),
+            CommandError::ControllerAlreadyStopped(c) => write!(f, "controller {c} is already stopped"),
+            CommandError::ControllerAlreadyRunning(c) => write!(f, "controller {c} is already running"),
+            CommandError::UnknownBroker(b) => write!(f, "there is no broker {b}"),
+            CommandError::BrokerAlreadyStopped(b) => write!(f, "broker {b} is already stopped"),
+            CommandError::BrokerAlreadyRunning(b) => write!(f, "broker {b} is already running"),
+            CommandError::NoControlPlane => {
+                write!(f, "killing a broker needs a controller quorum (controllers = 1, 3 or 5) to move its leaderships")
+            }
         }
     }
 }
@@ -149,9 +184,14 @@ impl std::error::Error for CommandError {}
 
 #[derive(Clone, Debug)]
 enum Event {
-    Deliver { from: NodeId, to: NodeId, msg: Message, sent_at_ms: u64 },
-    Timer { node: NodeId, timer: Timer },
+    /// `incarnation`: the receiver's when the message left; a message to an
+    /// earlier incarnation (a connection that a crash reset) is dropped.
+    Deliver { from: NodeId, to: NodeId, msg: Message, sent_at_ms: u64, incarnation: u32 },
+    /// `incarnation`: the node's when it set the timer.
+    Timer { node: NodeId, timer: Timer, incarnation: u32 },
     Command(Command),
+    /// A controller process starts for the first time.
+    ControllerStart(u32),
 }
 
 #[derive(Clone, Debug)]
@@ -185,6 +225,7 @@ impl Ord for Scheduled {
 enum Node {
     Broker(Box<Broker>),
     Client(Box<Client>),
+    Controller(Box<Controller>),
 }
 
 /// A simulation without its trace, and how long the trace was (see
@@ -220,6 +261,10 @@ pub struct Simulation {
     trace: Vec<TraceEvent>,
     /// Keep the whole trace (the UI and tests), or only count events (benchmarks).
     record_trace: bool,
+    /// Brokers that are down (killed and not restarted).
+    down: std::collections::BTreeSet<NodeId>,
+    /// How many times each node restarted; absent means 0.
+    incarnations: BTreeMap<NodeId, u32>,
 }
 
 /// Kafka's topic name rule: 1 to 249 of `[a-zA-Z0-9._-]`, not "." or "..".
@@ -235,6 +280,12 @@ fn validate(config: &ClusterConfig) -> Result<(), ConfigError> {
     use ErrorCode::{InvalidConfig, InvalidPartitions, InvalidReplicationFactor};
     if config.brokers == 0 || config.brokers > MAX_BROKERS {
         return Err(ConfigError::new(InvalidConfig, format!("a cluster needs 1 to {MAX_BROKERS} brokers, not {}", config.brokers)));
+    }
+    if !matches!(config.controllers, 0 | 1 | 3 | 5) {
+        return Err(ConfigError::new(
+            InvalidConfig,
+            format!("a controller quorum has 1, 3 or 5 voters (or 0 for none), not {}", config.controllers),
+        ));
     }
     let b = &config.broker;
     if b.num_network_threads == 0 || b.num_io_threads == 0 || b.queued_max_requests == 0 {
@@ -291,7 +342,9 @@ impl Simulation {
         let mut rng = SimRng::new(seed);
         let broker_ids: Vec<u32> = (0..config.brokers).collect();
         let mut metadata = MetadataCache { brokers: broker_ids.clone(), partitions: BTreeMap::new() };
-        for t in &config.topics {
+        // With controllers, the active controller creates the topics.
+        let static_topics: &[TopicSpec] = if config.controllers == 0 { &config.topics } else { &[] };
+        for t in static_topics {
             for (p, replicas) in assign_replicas(&broker_ids, t.partitions, t.replication_factor, &mut rng).into_iter().enumerate() {
                 metadata.partitions.insert(
                     TopicPartition::new(t.name.clone(), p as u32),
@@ -302,9 +355,14 @@ impl Simulation {
         let topic_configs: BTreeMap<String, TopicConfig> =
             config.topics.iter().map(|t| (t.name.clone(), t.config.clone())).collect();
         let mut nodes = BTreeMap::new();
+        let voters: Vec<u32> = (0..config.controllers).collect();
         for b in &broker_ids {
             let mut broker = Broker::new(*b, config.broker.clone());
-            broker.load_metadata(metadata.clone(), &topic_configs, 0);
+            if voters.is_empty() {
+                broker.load_metadata(metadata.clone(), &topic_configs, 0);
+            } else {
+                broker.enable_control_plane(voters.clone(), topic_configs.clone());
+            }
             nodes.insert(NodeId::Broker(*b), Node::Broker(Box::new(broker)));
         }
         for (i, spec) in config.clients.iter().enumerate() {
@@ -313,7 +371,20 @@ impl Simulation {
                 ClientSpec::Producer(c) => Client::Producer(Producer::new(id, c.clone(), broker_ids.clone())),
                 ClientSpec::Consumer(c) => Client::Consumer(Consumer::new(id, c.clone(), broker_ids.clone())),
             };
+            let mut client = client;
+            if config.controllers > 0 {
+                let timeout_ms = match spec {
+                    ClientSpec::Producer(c) => c.request_timeout_ms,
+                    ClientSpec::Consumer(_) => 30_000,
+                };
+                client.set_metadata_timeout(timeout_ms);
+            }
             nodes.insert(id, Node::Client(Box::new(client)));
+        }
+        let setup = ControllerSetup { brokers: config.brokers, topics: config.topics.clone() };
+        for c in &voters {
+            let controller = Controller::new(*c, &voters, RaftConfig::default(), setup.clone());
+            nodes.insert(NodeId::Controller(*c), Node::Controller(Box::new(controller)));
         }
         let topics = config.topics.iter().map(|t| (t.name.clone(), t.clone())).collect();
         let mut sim = Self {
@@ -329,9 +400,14 @@ impl Simulation {
             topics,
             trace: Vec::new(),
             record_trace: true,
+            down: Default::default(),
+            incarnations: BTreeMap::new(),
         };
         for b in broker_ids {
-            sim.schedule(0, Event::Timer { node: NodeId::Broker(b), timer: Timer::Broker(BrokerTimer::Startup) });
+            sim.schedule(0, Event::Timer { node: NodeId::Broker(b), timer: Timer::Broker(BrokerTimer::Startup), incarnation: 0 });
+        }
+        for c in voters {
+            sim.schedule(0, Event::ControllerStart(c));
         }
         Ok(sim)
     }
@@ -403,6 +479,31 @@ impl Simulation {
             Some(Node::Broker(b)) => Some(b),
             _ => None,
         }
+    }
+
+    pub fn controller(&self, id: u32) -> Option<&Controller> {
+        match self.nodes.get(&NodeId::Controller(id)) {
+            Some(Node::Controller(c)) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// The controllers, in id order.
+    pub fn controllers(&self) -> impl Iterator<Item = &Controller> {
+        self.nodes.values().filter_map(|n| match n {
+            Node::Controller(c) => Some(c.as_ref()),
+            _ => None,
+        })
+    }
+
+    /// The active controller: the live Raft leader. Right after a failover
+    /// the old leader may still believe it leads (until check-quorum makes
+    /// it resign); then the one with the highest epoch is the active one.
+    pub fn active_controller(&self) -> Option<u32> {
+        self.controllers()
+            .filter(|c| c.is_active())
+            .max_by_key(|c| c.raft().map_or(-1, |r| r.epoch()))
+            .map(Controller::id)
     }
 
     pub fn producer(&self, client: u32) -> Option<&Producer> {
@@ -480,6 +581,30 @@ impl Simulation {
                     }
                 }
             }
+            Command::KillController { controller } => match self.controller(*controller) {
+                None => return Err(CommandError::UnknownController(*controller)),
+                Some(c) if !c.is_alive() => return Err(CommandError::ControllerAlreadyStopped(*controller)),
+                Some(_) => {}
+            },
+            Command::RestartController { controller } => match self.controller(*controller) {
+                None => return Err(CommandError::UnknownController(*controller)),
+                Some(c) if c.is_alive() => return Err(CommandError::ControllerAlreadyRunning(*controller)),
+                Some(_) => {}
+            },
+            Command::KillBroker { broker } | Command::RestartBroker { broker } => {
+                if self.broker(*broker).is_none() {
+                    return Err(CommandError::UnknownBroker(*broker));
+                }
+                if self.config.controllers == 0 {
+                    return Err(CommandError::NoControlPlane);
+                }
+                let down = self.down.contains(&NodeId::Broker(*broker));
+                match command {
+                    Command::KillBroker { .. } if down => return Err(CommandError::BrokerAlreadyStopped(*broker)),
+                    Command::RestartBroker { .. } if !down => return Err(CommandError::BrokerAlreadyRunning(*broker)),
+                    _ => {}
+                }
+            }
         }
         Ok(())
     }
@@ -499,16 +624,23 @@ impl Simulation {
         self.steps += 1;
         let mut out = Vec::new();
         let node_id = match next.event {
+            Event::Deliver { to, incarnation, .. } | Event::Timer { node: to, incarnation, .. }
+                if self.down.contains(&to) || incarnation != self.incarnation(to) =>
+            {
+                // A crashed node, or a reset connection / an old incarnation's timer.
+                to
+            }
             Event::Deliver { from, to, msg, .. } => {
                 let mut ctx = Ctx { now_ms: self.now_ms, me: to, rng: &mut self.rng, out: &mut out, tracing: self.record_trace };
                 match self.nodes.get_mut(&to) {
                     Some(Node::Broker(b)) => b.on_message(&mut ctx, from, msg),
                     Some(Node::Client(c)) => c.on_message(&mut ctx, from, msg),
+                    Some(Node::Controller(c)) => c.on_message(&mut ctx, from, msg),
                     None => {}
                 }
                 to
             }
-            Event::Timer { node, timer } => {
+            Event::Timer { node, timer, .. } => {
                 let mut ctx = Ctx { now_ms: self.now_ms, me: node, rng: &mut self.rng, out: &mut out, tracing: self.record_trace };
                 match (self.nodes.get_mut(&node), timer) {
                     (Some(Node::Broker(b)), Timer::Broker(t)) => {
@@ -518,7 +650,17 @@ impl Simulation {
                         b.on_timer(&mut ctx, t)
                     }
                     (Some(Node::Client(c)), Timer::Client(t)) => c.on_timer(&mut ctx, t),
+                    (Some(Node::Controller(c)), Timer::Controller(t)) => c.on_timer(&mut ctx, t),
                     _ => {}
+                }
+                node
+            }
+            Event::ControllerStart(id) => {
+                let node = NodeId::Controller(id);
+                let mut ctx = Ctx { now_ms: self.now_ms, me: node, rng: &mut self.rng, out: &mut out, tracing: self.record_trace };
+                if let Some(Node::Controller(c)) = self.nodes.get_mut(&node) {
+                    ctx.trace(|| TraceKind::ControllerStarted { controller: id, recovered: false, log_end_offset: 0 });
+                    c.on_start(&mut ctx);
                 }
                 node
             }
@@ -568,6 +710,39 @@ impl Simulation {
                 }
                 me
             }
+            Command::KillBroker { broker } => {
+                let me = NodeId::Broker(broker);
+                if let Some(Node::Broker(b)) = self.nodes.get_mut(&me) {
+                    b.crash();
+                }
+                self.down.insert(me);
+                *self.incarnations.entry(me).or_insert(0) += 1;
+                if self.record_trace {
+                    out.push(Output::Trace(TraceKind::BrokerStopped { broker }));
+                }
+                me
+            }
+            Command::RestartBroker { broker } => {
+                let me = NodeId::Broker(broker);
+                self.down.remove(&me);
+                // The new process starts its threads as the next step.
+                out.push(Output::Timer { after_ms: 0, timer: Timer::Broker(BrokerTimer::Startup) });
+                me
+            }
+            Command::KillController { controller } | Command::RestartController { controller } => {
+                let me = NodeId::Controller(controller);
+                let restart = matches!(command, Command::RestartController { .. });
+                let mut ctx = Ctx { now_ms: now, me, rng: &mut self.rng, out, tracing: self.record_trace };
+                if let Some(Node::Controller(c)) = self.nodes.get_mut(&me) {
+                    if restart {
+                        c.restart(&mut ctx);
+                    } else if c.kill(&mut ctx) {
+                        // Its timers and the messages on its connections die with it.
+                        *self.incarnations.entry(me).or_insert(0) += 1;
+                    }
+                }
+                me
+            }
         }
     }
 
@@ -580,21 +755,38 @@ impl Simulation {
                     let last = self.link_last_arrival_ms.entry((node, to)).or_insert(0);
                     arrives = arrives.max(*last);
                     *last = arrives;
-                    let direction = match &msg {
-                        Message::Request(_) => Direction::Request,
-                        Message::Response(_) => Direction::Response,
-                    };
-                    self.record(
-                        node,
-                        TraceKind::Sent { request: msg.request_id(), api: msg.api_key(), direction, to, arrives_at_ms: arrives },
-                    );
+                    if let Some(rpc) = msg.raft_api() {
+                        self.record(node, TraceKind::RaftSent { rpc: rpc.to_string(), to, arrives_at_ms: arrives });
+                    } else {
+                        let direction = match &msg {
+                            Message::Response(_) => Direction::Response,
+                            _ => Direction::Request,
+                        };
+                        self.record(
+                            node,
+                            TraceKind::Sent { request: msg.request_id(), api: msg.api_key(), direction, to, arrives_at_ms: arrives },
+                        );
+                    }
                     let after = arrives - self.now_ms;
-                    self.schedule(after, Event::Deliver { from: node, to, msg, sent_at_ms: self.now_ms });
+                    let incarnation = self.incarnation(to);
+                    self.schedule(after, Event::Deliver { from: node, to, msg, sent_at_ms: self.now_ms, incarnation });
                 }
-                Output::Timer { after_ms, timer } => self.schedule(after_ms, Event::Timer { node, timer }),
+                Output::Timer { after_ms, timer } => {
+                    let incarnation = self.incarnation(node);
+                    self.schedule(after_ms, Event::Timer { node, timer, incarnation })
+                }
                 Output::Trace(kind) => self.record(node, kind),
             }
         }
+    }
+
+    fn incarnation(&self, node: NodeId) -> u32 {
+        self.incarnations.get(&node).copied().unwrap_or(0)
+    }
+
+    /// Whether a broker is down (killed and not restarted).
+    pub fn broker_is_down(&self, broker: u32) -> bool {
+        self.down.contains(&NodeId::Broker(broker))
     }
 
     fn record(&mut self, node: NodeId, kind: TraceKind) {
@@ -626,13 +818,17 @@ impl Simulation {
                     Client::Producer(p) => producers.push(super::view::producer_view(p)),
                     Client::Consumer(x) => consumers.push(super::view::consumer_view(x)),
                 },
+                // The UI does not draw the controller quorum yet.
+                Node::Controller(_) => {}
             }
         }
         let mut in_flight: Vec<InFlightView> = self
             .queue
             .iter()
             .filter_map(|s| match &s.event {
-                Event::Deliver { from, to, msg, sent_at_ms } => Some(InFlightView {
+                // Quorum RPCs are not drawn yet (the UI has no controllers).
+                Event::Deliver { msg: Message::Raft { .. }, .. } => None,
+                Event::Deliver { from, to, msg, sent_at_ms, .. } => Some(InFlightView {
                     from: *from,
                     to: *to,
                     request: msg.request_id(),
@@ -640,8 +836,8 @@ impl Simulation {
                     follower_fetch: matches!(msg, Message::Request(r) if r.is_follower_fetch())
                         || matches!(msg.client(), NodeId::Broker(_)),
                     direction: match msg {
-                        Message::Request(_) => Direction::Request,
                         Message::Response(_) => Direction::Response,
+                        _ => Direction::Request,
                     },
                     sent_at_ms: *sent_at_ms,
                     arrives_at_ms: s.at_ms,

@@ -7,6 +7,8 @@
 use super::ids::{NodeId, RequestId, TopicPartition};
 use super::log::segment::LookupPath;
 use super::protocol::{ApiKey, ErrorCode};
+use super::raft::output::RaftEvent;
+use super::controller::MetadataRecord;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -165,6 +167,27 @@ pub enum TraceKind {
         high_watermark: i64,
         error: ErrorCode,
     },
+    /// A controller process started (`recovered`: from its durable log and
+    /// quorum-state after a crash).
+    ControllerStarted { controller: u32, recovered: bool, log_end_offset: i64 },
+    /// A controller process crashed (killed by the user).
+    ControllerStopped { controller: u32 },
+    /// A quorum RPC left for another controller.
+    RaftSent { rpc: String, to: NodeId, arrives_at_ms: u64 },
+    /// A controller's Raft node changed state or decided something.
+    Raft { controller: u32, event: RaftEvent },
+    /// The Raft leader took up its duties as the active controller.
+    ControllerActivated { controller: u32, epoch: i32 },
+    /// The active controller appended a record to the metadata log.
+    MetadataRecordAppended { controller: u32, offset: i64, record: MetadataRecord },
+    /// No heartbeat from a broker for broker.session.timeout.ms: fenced.
+    BrokerSessionExpired { broker: u32, last_heartbeat_ms: u64 },
+    /// A broker registered with the active controller.
+    BrokerRegistered { broker: u32, controller: u32, broker_epoch: i64 },
+    /// A broker applied a committed metadata record.
+    MetadataRecordApplied { broker: u32, offset: i64, record: MetadataRecord },
+    /// A broker process crashed (killed by the user); its logs survive.
+    BrokerStopped { broker: u32 },
 }
 
 /// Why a producer's partitioner chose a partition.
@@ -291,6 +314,32 @@ impl fmt::Display for TraceEvent {
                     error.name()
                 )
             }
+            TraceKind::ControllerStarted { controller, recovered, log_end_offset } => {
+                if *recovered {
+                    write!(f, "controller {controller} restarted from its log (end offset {log_end_offset})")
+                } else {
+                    write!(f, "controller {controller} started")
+                }
+            }
+            TraceKind::ControllerStopped { controller } => write!(f, "controller {controller} stopped"),
+            TraceKind::RaftSent { rpc, to, arrives_at_ms } => write!(f, "{rpc}: sent to {to}, arrives at {arrives_at_ms}ms"),
+            TraceKind::Raft { controller, event } => write!(f, "controller {controller} raft: {event:?}"),
+            TraceKind::ControllerActivated { controller, epoch } => {
+                write!(f, "controller {controller} is the active controller (epoch {epoch})")
+            }
+            TraceKind::MetadataRecordAppended { controller, offset, record } => {
+                write!(f, "controller {controller} appended metadata record {offset}: {record:?}")
+            }
+            TraceKind::BrokerSessionExpired { broker, last_heartbeat_ms } => {
+                write!(f, "broker {broker} session expired (last heartbeat at {last_heartbeat_ms}ms): fencing")
+            }
+            TraceKind::BrokerRegistered { broker, controller, broker_epoch } => {
+                write!(f, "broker {broker} registered with controller {controller}, broker epoch {broker_epoch}")
+            }
+            TraceKind::MetadataRecordApplied { broker, offset, record } => {
+                write!(f, "broker {broker} applied metadata record {offset}: {record:?}")
+            }
+            TraceKind::BrokerStopped { broker } => write!(f, "broker {broker} stopped"),
         }
     }
 }

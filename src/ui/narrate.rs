@@ -206,5 +206,60 @@ pub fn narrate(event: &TraceEvent) -> String {
                 format!("The consumer's fetch from {partition} failed with {error}.")
             }
         }
+        TraceKind::ControllerStarted { controller, recovered, log_end_offset } => {
+            if *recovered {
+                format!(
+                    "Controller {controller} restarted with its metadata log ({log_end_offset} entries) and its quorum-state file; it rejoins the quorum."
+                )
+            } else {
+                format!("Controller {controller} started; it will take part in electing the active controller.")
+            }
+        }
+        TraceKind::ControllerStopped { controller } => {
+            format!("Controller {controller} crashed; its metadata log and quorum-state survive on disk.")
+        }
+        TraceKind::RaftSent { rpc, to, arrives_at_ms } => {
+            format!("A quorum {rpc} goes to {to}, arriving at {arrives_at_ms} ms.")
+        }
+        TraceKind::Raft { controller, event } => raft_sentence(*controller, event),
+        TraceKind::ControllerActivated { controller, epoch } => format!(
+            "Controller {controller} leads epoch {epoch} of the quorum, so it is the active controller: brokers register and heartbeat with it."
+        ),
+        TraceKind::MetadataRecordAppended { controller, offset, record } => {
+            format!("Controller {controller} appended record {offset} to the metadata log: {record:?}.")
+        }
+        TraceKind::BrokerSessionExpired { broker, last_heartbeat_ms } => format!(
+            "Broker {broker} sent no heartbeat since {last_heartbeat_ms} ms, longer than broker.session.timeout.ms: the controller fences it and moves its leaderships."
+        ),
+        TraceKind::BrokerRegistered { broker, controller, broker_epoch } => format!(
+            "Broker {broker} registered with controller {controller} and got broker epoch {broker_epoch}; it stays fenced until it catches up with the metadata log."
+        ),
+        TraceKind::MetadataRecordApplied { broker, offset, record } => {
+            format!("Broker {broker} applied committed metadata record {offset}: {record:?}.")
+        }
+        TraceKind::BrokerStopped { broker } => format!(
+            "Broker {broker} crashed: its threads, queues, purgatory, connections and fetchers are gone; its partition logs stay on disk."
+        ),
+    }
+}
+
+/// One sentence for a controller's Raft event.
+fn raft_sentence(controller: u32, event: &crate::sim::raft::output::RaftEvent) -> String {
+    use crate::sim::raft::output::RaftEvent as E;
+    match event {
+        E::BecameLeader { epoch, .. } => {
+            format!("Controller {controller} won the election for epoch {epoch}: it is now the active controller.")
+        }
+        E::BecameFollower { epoch, leader } => {
+            format!("Controller {controller} follows controller {leader}, the active controller of epoch {epoch}.")
+        }
+        E::BecameCandidate { epoch, .. } => {
+            format!("Controller {controller} stands for election in epoch {epoch} and votes for itself.")
+        }
+        E::VoteGranted { candidate, epoch, .. } => {
+            format!("Controller {controller} votes for controller {candidate} in epoch {epoch}.")
+        }
+        E::Resigned { epoch, .. } => format!("Controller {controller} resigns as active controller of epoch {epoch}."),
+        other => format!("Controller {controller}'s Raft: {other:?}."),
     }
 }

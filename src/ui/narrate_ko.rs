@@ -258,6 +258,61 @@ pub fn narrate(event: &TraceEvent) -> String {
                 format!("컨슈머의 {partition} 페치가 {error} 오류로 실패했습니다.")
             }
         }
+        TraceKind::ControllerStarted { controller, recovered, log_end_offset } => {
+            if *recovered {
+                format!(
+                    "컨트롤러 {controller}가 메타데이터 로그(엔트리 {log_end_offset}개)와 quorum-state 파일로 다시 시작해 쿼럼에 돌아옵니다."
+                )
+            } else {
+                format!("컨트롤러 {controller}가 시작했습니다. 액티브 컨트롤러 선출에 참여합니다.")
+            }
+        }
+        TraceKind::ControllerStopped { controller } => {
+            format!("컨트롤러 {controller}가 죽었습니다. 메타데이터 로그와 quorum-state는 디스크에 남습니다.")
+        }
+        TraceKind::RaftSent { rpc, to, arrives_at_ms } => {
+            format!("쿼럼 {rpc} 메시지가 {to}로 가고, {arrives_at_ms}ms에 도착합니다.")
+        }
+        TraceKind::Raft { controller, event } => raft_sentence_ko(*controller, event),
+        TraceKind::ControllerActivated { controller, epoch } => format!(
+            "컨트롤러 {controller}가 쿼럼의 에포크 {epoch} 리더이므로 액티브 컨트롤러입니다. 브로커들이 여기에 등록하고 하트비트를 보냅니다."
+        ),
+        TraceKind::MetadataRecordAppended { controller, offset, record } => {
+            format!("컨트롤러 {controller}가 메타데이터 로그에 레코드 {offset}를 추가했습니다: {record:?}.")
+        }
+        TraceKind::BrokerSessionExpired { broker, last_heartbeat_ms } => format!(
+            "브로커 {broker}가 {last_heartbeat_ms}ms 이후로 하트비트를 보내지 않아 broker.session.timeout.ms를 넘겼습니다. 컨트롤러가 이 브로커를 펜싱하고 리더 자리를 옮깁니다."
+        ),
+        TraceKind::BrokerRegistered { broker, controller, broker_epoch } => format!(
+            "브로커 {broker}가 컨트롤러 {controller}에 등록하고 브로커 에포크 {broker_epoch}를 받았습니다. 메타데이터 로그를 따라잡을 때까지 펜싱 상태입니다."
+        ),
+        TraceKind::MetadataRecordApplied { broker, offset, record } => {
+            format!("브로커 {broker}가 커밋된 메타데이터 레코드 {offset}를 적용했습니다: {record:?}.")
+        }
+        TraceKind::BrokerStopped { broker } => format!(
+            "브로커 {broker}가 죽었습니다. 스레드, 큐, 퍼거토리, 연결, 페처는 사라지고 파티션 로그는 디스크에 남습니다."
+        ),
+    }
+}
+
+/// 컨트롤러 Raft 이벤트 한 문장.
+fn raft_sentence_ko(controller: u32, event: &crate::sim::raft::output::RaftEvent) -> String {
+    use crate::sim::raft::output::RaftEvent as E;
+    match event {
+        E::BecameLeader { epoch, .. } => {
+            format!("컨트롤러 {controller}가 에포크 {epoch} 선거에서 이겨 액티브 컨트롤러가 되었습니다.")
+        }
+        E::BecameFollower { epoch, leader } => {
+            format!("컨트롤러 {controller}가 에포크 {epoch}의 액티브 컨트롤러인 컨트롤러 {leader}를 따릅니다.")
+        }
+        E::BecameCandidate { epoch, .. } => {
+            format!("컨트롤러 {controller}가 에포크 {epoch} 선거에 나서 자신에게 투표합니다.")
+        }
+        E::VoteGranted { candidate, epoch, .. } => {
+            format!("컨트롤러 {controller}가 에포크 {epoch}에서 컨트롤러 {candidate}에게 투표합니다.")
+        }
+        E::Resigned { epoch, .. } => format!("컨트롤러 {controller}가 에포크 {epoch}의 액티브 컨트롤러 자리에서 물러납니다."),
+        other => format!("컨트롤러 {controller}의 Raft: {other:?}."),
     }
 }
 
@@ -522,9 +577,19 @@ mod tests {
             TraceKind::ProduceCompleted { .. } => 23,
             TraceKind::ProduceRetry { .. } => 24,
             TraceKind::FetchCompleted { .. } => 25,
+            TraceKind::ControllerStarted { .. } => 26,
+            TraceKind::ControllerStopped { .. } => 27,
+            TraceKind::RaftSent { .. } => 28,
+            TraceKind::Raft { .. } => 29,
+            TraceKind::ControllerActivated { .. } => 30,
+            TraceKind::MetadataRecordAppended { .. } => 31,
+            TraceKind::BrokerSessionExpired { .. } => 32,
+            TraceKind::BrokerRegistered { .. } => 33,
+            TraceKind::MetadataRecordApplied { .. } => 34,
+            TraceKind::BrokerStopped { .. } => 35,
         }
     }
-    const KIND_COUNT: usize = 26;
+    const KIND_COUNT: usize = 36;
 
     fn wait_index(w: &WaitReason) -> usize {
         match w {
@@ -546,6 +611,40 @@ mod tests {
     fn cases() -> Vec<(TraceEvent, Vec<i64>)> {
         let mut v: Vec<(TraceEvent, Vec<i64>)> = vec![
             (ev(TraceKind::BrokerStarted { broker: 3 }), vec![3]),
+            (ev(TraceKind::ControllerStarted { controller: 2, recovered: false, log_end_offset: 0 }), vec![2]),
+            (ev(TraceKind::ControllerStarted { controller: 2, recovered: true, log_end_offset: 17 }), vec![2, 17]),
+            (ev(TraceKind::ControllerStopped { controller: 4 }), vec![4]),
+            (ev(TraceKind::ControllerActivated { controller: 2, epoch: 9 }), vec![2, 9]),
+            (
+                ev(TraceKind::MetadataRecordAppended {
+                    controller: 1,
+                    offset: 23,
+                    record: crate::sim::controller::MetadataRecord::RegisterBroker { broker: 4, epoch: 23 },
+                }),
+                vec![1, 23],
+            ),
+            (ev(TraceKind::BrokerSessionExpired { broker: 3, last_heartbeat_ms: 4567 }), vec![3, 4567]),
+            (ev(TraceKind::BrokerRegistered { broker: 3, controller: 1, broker_epoch: 42 }), vec![3, 1, 42]),
+            (
+                ev(TraceKind::MetadataRecordApplied {
+                    broker: 2,
+                    offset: 31,
+                    record: crate::sim::controller::MetadataRecord::BrokerRegistrationChange { broker: 5, fenced: false },
+                }),
+                vec![2, 31],
+            ),
+            (ev(TraceKind::BrokerStopped { broker: 6 }), vec![6]),
+            (
+                ev(TraceKind::RaftSent { rpc: "Vote".into(), to: NodeId::Controller(1), arrives_at_ms: 1234 }),
+                vec![1, 1234],
+            ),
+            (
+                ev(TraceKind::Raft {
+                    controller: 1,
+                    event: crate::sim::raft::output::RaftEvent::BecameLeader { epoch: 7, epoch_start_offset: 3 },
+                }),
+                vec![1, 7],
+            ),
             (
                 ev(TraceKind::Sent {
                     request: client_req(17),

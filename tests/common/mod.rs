@@ -37,6 +37,7 @@ pub fn determinism_run(seed: u64) -> Simulation {
         ],
         link_latency_ms: 2,
         link_jitter_ms: 3,
+        controllers: 0,
     };
     let mut sim = Simulation::new(config, seed).expect("valid config");
     for round in 0..5 {
@@ -73,7 +74,7 @@ use kafkascope::sim::trace::{Direction, TraceEvent, TraceKind};
 /// A cluster of `brokers` with these topics and clients, links of 2 ms and
 /// 1 ms of jitter.
 pub fn cluster(brokers: u32, broker: BrokerConfig, topics: Vec<TopicSpec>, clients: Vec<ClientSpec>) -> ClusterConfig {
-    ClusterConfig { brokers, broker, topics, clients, link_latency_ms: 2, link_jitter_ms: 1 }
+    ClusterConfig { brokers, broker, topics, clients, link_latency_ms: 2, link_jitter_ms: 1, controllers: 0 }
 }
 
 /// A producer with this acks setting and linger.ms 0, idempotent only for acks=all.

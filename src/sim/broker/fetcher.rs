@@ -37,7 +37,7 @@ impl Broker {
         }
     }
 
-    fn schedule_fetch(&mut self, ctx: &mut Ctx, leader: u32, after_ms: u64) {
+    pub(super) fn schedule_fetch(&mut self, ctx: &mut Ctx, leader: u32, after_ms: u64) {
         let f = self.fetchers.entry(leader).or_default();
         if !f.scheduled && f.in_flight.is_none() {
             f.scheduled = true;
@@ -115,6 +115,11 @@ impl Broker {
             let Some(p) = self.partitions.get_mut(&pr.partition) else {
                 continue;
             };
+            // The partition moved to another leader (or to this broker)
+            // while the fetch was out.
+            if p.leader != Some(leader) {
+                continue;
+            }
             if pr.error != ErrorCode::None {
                 backoff = true;
                 continue;

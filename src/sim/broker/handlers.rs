@@ -587,11 +587,17 @@ impl Broker {
             let isr = p.isr.clone();
             self.record_isr(tp, &isr);
             ctx.trace(|| TraceKind::IsrExpanded { partition: tp.clone(), replica: added, follower_leo, isr });
+            self.send_alter_partition(ctx, tp);
         }
         self.maybe_advance_high_watermark(ctx, tp);
     }
 
     fn record_isr(&mut self, tp: &TopicPartition, isr: &[u32]) {
+        // With a controller quorum the cache follows the metadata log only:
+        // the change is committed through AlterPartition.
+        if self.control.is_some() {
+            return;
+        }
         if let Some(a) = self.metadata.partitions.get_mut(tp) {
             a.isr = isr.to_vec();
         }
@@ -701,6 +707,7 @@ impl Broker {
                 let isr = p.isr.clone();
                 self.record_isr(&tp, &isr);
                 ctx.trace(|| TraceKind::IsrShrunk { partition: tp.clone(), removed, lag_ms, isr });
+                self.send_alter_partition(ctx, &tp);
                 // A smaller ISR may let the HW move (or freeze it below
                 // min.insync.replicas).
                 self.maybe_advance_high_watermark(ctx, &tp);

@@ -2,6 +2,7 @@
 //! ([`partition`]), the API handlers and purgatory ([`handlers`]), and the
 //! replica fetchers that pull from other leaders ([`fetcher`]).
 
+pub mod control;
 pub mod fetcher;
 pub mod handlers;
 pub mod network;
@@ -49,6 +50,15 @@ pub enum BrokerTimer {
     RetentionCheck,
     /// The replica fetcher for `leader` sends its next Fetch.
     ReplicaFetch { leader: u32 },
+    /// Control plane: send (again) a BrokerRegistration.
+    ControllerRegister,
+    /// Control plane: time for a BrokerHeartbeat.
+    ControllerHeartbeat,
+    /// Control plane: fetch the metadata log again.
+    MetadataFetch,
+    /// Control plane: no answer to this request in time; try another
+    /// controller.
+    ControllerRequestTimeout { correlation_id: i32 },
 }
 
 /// A client connection as the broker sees it.
@@ -133,6 +143,8 @@ pub struct Broker {
     /// Kafka's brokers get blocks of producer ids from the controller; here
     /// each broker owns the block starting at `id * 1_000_000`.
     pub(crate) next_producer_id: i64,
+    /// The control plane, when the cluster runs controllers.
+    pub(crate) control: Option<control::BrokerControl>,
 }
 
 impl Broker {
@@ -165,6 +177,7 @@ impl Broker {
             fetchers: BTreeMap::new(),
             next_correlation_id: 1,
             next_producer_id: id as i64 * 1_000_000,
+            control: None,
         }
     }
 
@@ -213,6 +226,9 @@ impl Broker {
         match msg {
             Message::Request(request) => self.on_request(ctx, from, request),
             Message::Response(response) => self.on_fetcher_response(ctx, from, response),
+            // Quorum RPCs are for controllers only.
+            Message::Raft { .. } => {}
+            Message::Control(c) => self.on_control_message(ctx, from, c),
         }
     }
 
@@ -229,6 +245,10 @@ impl Broker {
             BrokerTimer::IsrExpiration => self.isr_expiration(ctx),
             BrokerTimer::RetentionCheck => self.retention_check(ctx),
             BrokerTimer::ReplicaFetch { leader } => self.send_fetch(ctx, leader),
+            t @ (BrokerTimer::ControllerRegister
+            | BrokerTimer::ControllerHeartbeat
+            | BrokerTimer::MetadataFetch
+            | BrokerTimer::ControllerRequestTimeout { .. }) => self.on_control_timer(ctx, t),
         }
     }
 
@@ -236,6 +256,7 @@ impl Broker {
         ctx.timer(self.config.replica_lag_time_max_ms / 2, Timer::Broker(BrokerTimer::IsrExpiration));
         ctx.timer(self.config.log_retention_check_interval_ms, Timer::Broker(BrokerTimer::RetentionCheck));
         self.start_fetchers(ctx);
+        self.control_startup(ctx);
     }
 
     /// Puts a response on the response queue of the network thread that owns

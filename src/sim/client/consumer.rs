@@ -57,7 +57,7 @@ pub struct Consumer {
     id: NodeId,
     config: ConsumerConfig,
     next_correlation_id: i32,
-    metadata: MetadataState,
+    pub(crate) metadata: MetadataState,
     /// The next offset to read in each assigned partition. Consumers here
     /// start at offset 0 (auto.offset.reset=earliest); Kafka's default is
     /// latest.
@@ -137,7 +137,11 @@ impl Consumer {
         ctx.send(NodeId::Broker(leader), Message::Request(request));
     }
 
-    pub fn on_timer(&mut self, _ctx: &mut Ctx, _timer: ClientTimer) {}
+    pub fn on_timer(&mut self, ctx: &mut Ctx, timer: ClientTimer) {
+        if let ClientTimer::MetadataTimeout { correlation_id } = timer {
+            self.metadata.on_timeout(ctx, self.id, &mut self.next_correlation_id, correlation_id);
+        }
+    }
 
     pub fn on_message(&mut self, ctx: &mut Ctx, _from: NodeId, msg: Message) {
         let Message::Response(response) = msg else {

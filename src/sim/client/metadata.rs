@@ -3,7 +3,8 @@
 //! Metadata request, as Kafka's NetworkClient does.
 
 use super::super::ids::{NodeId, RequestId, TopicPartition};
-use super::super::node::Ctx;
+use super::super::node::{Ctx, Timer};
+use super::ClientTimer;
 use super::super::protocol::{ErrorCode, Message, Request, RequestBody, ResponseBody};
 use super::super::trace::TraceKind;
 use std::collections::{BTreeMap, BTreeSet};
@@ -18,6 +19,9 @@ pub struct MetadataState {
     pub in_flight: Option<RequestId>,
     /// Which bootstrap broker the next request goes to.
     next_bootstrap: usize,
+    /// When set, a Metadata request unanswered this long is given up and
+    /// sent to the next broker.
+    pub timeout_ms: Option<u64>,
 }
 
 impl MetadataState {
@@ -30,6 +34,7 @@ impl MetadataState {
             topics_wanted: BTreeSet::new(),
             in_flight: None,
             next_bootstrap: 0,
+            timeout_ms: None,
         }
     }
 
@@ -54,6 +59,20 @@ impl MetadataState {
         self.in_flight = Some(id);
         let topics = self.topics_wanted.iter().cloned().collect();
         ctx.send(NodeId::Broker(broker), Message::Request(Request { id, body: RequestBody::Metadata { topics } }));
+        if let Some(t) = self.timeout_ms {
+            ctx.timer(t, Timer::Client(ClientTimer::MetadataTimeout { correlation_id: id.correlation_id }));
+        }
+    }
+
+    /// A Metadata request timed out: forget it and ask the next broker.
+    pub fn on_timeout(&mut self, ctx: &mut Ctx, me: NodeId, correlation_id: &mut i32, timed_out: i32) {
+        if self.in_flight.map(|r| r.correlation_id) != Some(timed_out) {
+            return;
+        }
+        self.in_flight = None;
+        if let Some(topic) = self.topics_wanted.iter().next().cloned() {
+            self.request(ctx, me, correlation_id, &topic);
+        }
     }
 
     /// Takes a Metadata response; returns true when it was the awaited one.

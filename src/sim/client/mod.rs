@@ -23,6 +23,9 @@ pub enum ClientTimer {
     RequestTimeout { correlation_id: i32 },
     /// `retry.backoff.ms` passed: the batch may be sent again.
     RetryBackoff { batch: u64 },
+    /// A Metadata request had no answer within `request.timeout.ms` (its
+    /// broker may be down): ask another broker.
+    MetadataTimeout { correlation_id: i32 },
 }
 
 #[derive(Clone, Debug)]
@@ -43,6 +46,16 @@ impl Client {
         match self {
             Client::Producer(p) => p.on_message(ctx, from, msg),
             Client::Consumer(c) => c.on_message(ctx, from, msg),
+        }
+    }
+
+    /// Arms a timeout on Metadata requests. Only clusters whose brokers can
+    /// die (with a controller quorum) need it; static clusters leave it off
+    /// so their runs stay event for event what they were.
+    pub fn set_metadata_timeout(&mut self, timeout_ms: u64) {
+        match self {
+            Client::Producer(p) => p.metadata.timeout_ms = Some(timeout_ms),
+            Client::Consumer(c) => c.metadata.timeout_ms = Some(timeout_ms),
         }
     }
 

@@ -103,7 +103,9 @@ pub struct Producer {
     /// Kafka's NetworkClient keeps one correlation-id counter for all of its
     /// connections.
     next_correlation_id: i32,
-    metadata: MetadataState,
+    pub(crate) metadata: MetadataState,
+    /// InitProducerId requests that timed out (each goes to the next broker).
+    init_producer_id_attempts: usize,
     producer_id: i64,
     producer_epoch: i16,
     producer_id_in_flight: Option<RequestId>,
@@ -126,6 +128,7 @@ impl Producer {
             config,
             next_correlation_id: 1,
             metadata: MetadataState::new(bootstrap),
+            init_producer_id_attempts: 0,
             producer_id: -1,
             producer_epoch: -1,
             producer_id_in_flight: None,
@@ -311,6 +314,17 @@ impl Producer {
                 self.drain(ctx);
             }
             ClientTimer::Drain | ClientTimer::RetryBackoff { .. } => self.drain(ctx),
+            ClientTimer::MetadataTimeout { correlation_id } => {
+                self.metadata.on_timeout(ctx, self.id, &mut self.next_correlation_id, correlation_id)
+            }
+            ClientTimer::RequestTimeout { correlation_id }
+                if self.producer_id_in_flight.map(|r| r.correlation_id) == Some(correlation_id) =>
+            {
+                // No answer to InitProducerId: try the next broker.
+                self.producer_id_in_flight = None;
+                self.init_producer_id_attempts += 1;
+                self.init_producer_id(ctx);
+            }
             ClientTimer::RequestTimeout { correlation_id } => {
                 // Kafka's NetworkClient disconnects after request.timeout.ms;
                 // a late answer on the old connection is never read.
@@ -435,8 +449,15 @@ impl Producer {
         let id = RequestId { client: self.id, correlation_id: self.next_correlation_id };
         self.next_correlation_id += 1;
         self.producer_id_in_flight = Some(id);
-        let broker = self.metadata.bootstrap[0];
+        let broker = self.metadata.bootstrap[self.init_producer_id_attempts % self.metadata.bootstrap.len()];
         ctx.send(NodeId::Broker(broker), Message::Request(Request { id, body: RequestBody::InitProducerId }));
+        // Like the Metadata timeout, armed only where brokers can die.
+        if self.metadata.timeout_ms.is_some() {
+            ctx.timer(
+                self.config.request_timeout_ms,
+                Timer::Client(ClientTimer::RequestTimeout { correlation_id: id.correlation_id }),
+            );
+        }
     }
 
     pub fn on_message(&mut self, ctx: &mut Ctx, _from: NodeId, msg: Message) {
@@ -559,7 +580,15 @@ impl Producer {
         }
         if (error.is_retriable() || out_of_order) && within_delivery {
             ctx.trace(|| TraceKind::ProduceRetry { client: self.id, partition: b.partition.clone(), error, attempt: b.attempts + 1 });
-            if matches!(error, ErrorCode::NotLeaderOrFollower | ErrorCode::UnknownTopicOrPartition | ErrorCode::LeaderNotAvailable) {
+            // A timeout is a disconnect, after which Kafka's NetworkClient
+            // asks for a metadata update too: the leader may be gone.
+            if matches!(
+                error,
+                ErrorCode::NotLeaderOrFollower
+                    | ErrorCode::UnknownTopicOrPartition
+                    | ErrorCode::LeaderNotAvailable
+                    | ErrorCode::RequestTimedOut
+            ) {
                 let topic = b.partition.topic.clone();
                 self.metadata.leaders.remove(&b.partition);
                 self.metadata.request(ctx, self.id, &mut self.next_correlation_id, &topic);

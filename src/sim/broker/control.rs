@@ -1,0 +1,386 @@
+//! The broker's side of the control plane (Kafka's BrokerLifecycleManager
+//! and the metadata log listener): register with the active controller,
+//! heartbeat, fetch the `__cluster_metadata` log and apply its committed
+//! records: create replicas, become leader or follower, start and stop
+//! replica fetchers, and keep the MetadataCache that Metadata requests
+//! answer from. Partition leaders send AlterPartition for ISR changes.
+
+use super::super::config::TopicConfig;
+use super::super::controller::{ControlMessage, MetadataRecord, PartitionRecord, BROKER_HEARTBEAT_INTERVAL_MS};
+use super::super::ids::{NodeId, TopicPartition};
+use super::super::log::log::Log;
+use super::super::node::{Ctx, Timer};
+use super::super::protocol::{ErrorCode, Message};
+use super::super::trace::TraceKind;
+use super::partition::Partition;
+use super::{Broker, BrokerTimer, PartitionAssignment};
+use std::collections::BTreeMap;
+
+/// How long a broker waits for a controller's answer before it tries the
+/// next controller.
+const CONTROLLER_REQUEST_TIMEOUT_MS: u64 = 2_000;
+/// The pause after a "not the active controller" answer with no hint.
+const CONTROLLER_RETRY_BACKOFF_MS: u64 = 100;
+
+/// What a broker knows of the control plane.
+#[derive(Clone, Debug)]
+pub struct BrokerControl {
+    pub controllers: Vec<u32>,
+    /// The active controller, as last heard.
+    pub leader: Option<u32>,
+    /// Where the round-robin over controllers is.
+    next_try: usize,
+    pub broker_epoch: Option<i64>,
+    pub fenced: bool,
+    /// The next metadata log offset to fetch.
+    pub metadata_offset: i64,
+    pub topic_configs: BTreeMap<String, TopicConfig>,
+    /// Each partition's partition epoch as committed in the metadata log
+    /// (the local one moves on with every local ISR change).
+    pub committed_partition_epochs: BTreeMap<TopicPartition, i32>,
+    registration_in_flight: Option<i32>,
+    fetch_in_flight: Option<i32>,
+    next_correlation_id: i32,
+}
+
+impl BrokerControl {
+    pub fn new(controllers: Vec<u32>, topic_configs: BTreeMap<String, TopicConfig>) -> Self {
+        Self {
+            controllers,
+            leader: None,
+            next_try: 0,
+            broker_epoch: None,
+            fenced: true,
+            metadata_offset: 0,
+            topic_configs,
+            committed_partition_epochs: BTreeMap::new(),
+            registration_in_flight: None,
+            fetch_in_flight: None,
+            next_correlation_id: 1,
+        }
+    }
+
+    /// The controller to ask: the known leader, else the next one in turn.
+    fn target(&mut self) -> u32 {
+        if let Some(l) = self.leader {
+            return l;
+        }
+        let c = self.controllers[self.next_try % self.controllers.len()];
+        self.next_try += 1;
+        c
+    }
+
+    /// The answer did not come or came from a non-leader without a hint.
+    fn forget_leader(&mut self) {
+        self.leader = None;
+    }
+
+    fn correlation_id(&mut self) -> i32 {
+        let c = self.next_correlation_id;
+        self.next_correlation_id += 1;
+        c
+    }
+}
+
+impl Broker {
+    /// Runs this broker with the controller quorum instead of a static
+    /// assignment.
+    pub fn enable_control_plane(&mut self, controllers: Vec<u32>, topic_configs: BTreeMap<String, TopicConfig>) {
+        self.control = Some(BrokerControl::new(controllers, topic_configs));
+    }
+
+    /// A crash: threads, queues, purgatory, connections, fetchers and the
+    /// metadata cache are gone; the partition logs (and the producer state
+    /// snapshots and HW checkpoint beside them) survive like a disk.
+    pub fn crash(&mut self) {
+        let mut fresh = Broker::new(self.id, self.config.clone());
+        fresh.control = self.control.take().map(|c| BrokerControl::new(c.controllers, c.topic_configs));
+        fresh.next_producer_id = self.next_producer_id;
+        for (tp, mut p) in std::mem::take(&mut self.partitions) {
+            p.leader = None;
+            p.leader_epoch = -1;
+            p.followers.clear();
+            fresh.partitions.insert(tp, p);
+        }
+        *self = fresh;
+    }
+
+    pub fn control(&self) -> Option<&BrokerControl> {
+        self.control.as_ref()
+    }
+
+    pub(super) fn control_startup(&mut self, ctx: &mut Ctx) {
+        if self.control.is_some() {
+            self.send_registration(ctx);
+            ctx.timer(BROKER_HEARTBEAT_INTERVAL_MS, Timer::Broker(BrokerTimer::ControllerHeartbeat));
+        }
+    }
+
+    pub(super) fn send_registration(&mut self, ctx: &mut Ctx) {
+        let me = self.id;
+        let Some(c) = self.control.as_mut() else { return };
+        let to = c.target();
+        let correlation_id = c.correlation_id();
+        c.registration_in_flight = Some(correlation_id);
+        ctx.send(
+            NodeId::Controller(to),
+            Message::Control(ControlMessage::BrokerRegistrationRequest { broker: me, correlation_id }),
+        );
+        ctx.timer(CONTROLLER_REQUEST_TIMEOUT_MS, Timer::Broker(BrokerTimer::ControllerRequestTimeout { correlation_id }));
+    }
+
+    fn send_metadata_fetch(&mut self, ctx: &mut Ctx) {
+        let me = self.id;
+        let Some(c) = self.control.as_mut() else { return };
+        if c.broker_epoch.is_none() || c.fetch_in_flight.is_some() {
+            return;
+        }
+        let to = c.target();
+        let correlation_id = c.correlation_id();
+        c.fetch_in_flight = Some(correlation_id);
+        let offset = c.metadata_offset;
+        ctx.send(
+            NodeId::Controller(to),
+            Message::Control(ControlMessage::MetadataFetchRequest { broker: me, correlation_id, offset }),
+        );
+        ctx.timer(CONTROLLER_REQUEST_TIMEOUT_MS, Timer::Broker(BrokerTimer::ControllerRequestTimeout { correlation_id }));
+    }
+
+    pub(super) fn on_control_timer(&mut self, ctx: &mut Ctx, timer: BrokerTimer) {
+        let me = self.id;
+        let Some(c) = self.control.as_mut() else { return };
+        match timer {
+            BrokerTimer::ControllerHeartbeat => {
+                ctx.timer(BROKER_HEARTBEAT_INTERVAL_MS, Timer::Broker(BrokerTimer::ControllerHeartbeat));
+                let Some(broker_epoch) = c.broker_epoch else { return };
+                let to = c.target();
+                let correlation_id = c.correlation_id();
+                let metadata_offset = c.metadata_offset;
+                ctx.send(
+                    NodeId::Controller(to),
+                    Message::Control(ControlMessage::BrokerHeartbeatRequest {
+                        broker: me,
+                        correlation_id,
+                        broker_epoch,
+                        metadata_offset,
+                    }),
+                );
+            }
+            BrokerTimer::ControllerRequestTimeout { correlation_id } => {
+                if c.registration_in_flight == Some(correlation_id) {
+                    c.registration_in_flight = None;
+                    c.forget_leader();
+                    self.send_registration(ctx);
+                } else if c.fetch_in_flight == Some(correlation_id) {
+                    c.fetch_in_flight = None;
+                    c.forget_leader();
+                    self.send_metadata_fetch(ctx);
+                }
+            }
+            BrokerTimer::MetadataFetch => self.send_metadata_fetch(ctx),
+            BrokerTimer::ControllerRegister if c.registration_in_flight.is_none() => self.send_registration(ctx),
+            _ => {}
+        }
+    }
+
+    pub(super) fn on_control_message(&mut self, ctx: &mut Ctx, from: NodeId, msg: ControlMessage) {
+        let NodeId::Controller(from) = from else { return };
+        let me = self.id;
+        let Some(c) = self.control.as_mut() else { return };
+        match msg {
+            ControlMessage::BrokerRegistrationResponse { correlation_id, error, broker_epoch, leader_hint, .. } => {
+                if c.registration_in_flight != Some(correlation_id) {
+                    return;
+                }
+                c.registration_in_flight = None;
+                if error == ErrorCode::None {
+                    c.leader = Some(from);
+                    c.broker_epoch = Some(broker_epoch);
+                    c.fenced = true;
+                    ctx.trace(|| TraceKind::BrokerRegistered { broker: me, controller: from, broker_epoch });
+                    self.send_metadata_fetch(ctx);
+                } else {
+                    c.leader = leader_hint.filter(|l| *l != from);
+                    let backoff = if c.leader.is_some() { 0 } else { CONTROLLER_RETRY_BACKOFF_MS };
+                    ctx.timer(backoff, Timer::Broker(BrokerTimer::ControllerRegister));
+                }
+            }
+            ControlMessage::BrokerHeartbeatResponse { error, fenced, leader_hint, .. } => match error {
+                ErrorCode::None => {
+                    c.leader = Some(from);
+                    c.fenced = fenced;
+                }
+                ErrorCode::StaleBrokerEpoch => {
+                    c.broker_epoch = None;
+                    if c.registration_in_flight.is_none() {
+                        self.send_registration(ctx);
+                    }
+                }
+                _ => c.leader = leader_hint.filter(|l| *l != from),
+            },
+            ControlMessage::MetadataFetchResponse { correlation_id, error, leader_hint, records, next_offset, .. } => {
+                if c.fetch_in_flight != Some(correlation_id) {
+                    return;
+                }
+                c.fetch_in_flight = None;
+                if error != ErrorCode::None {
+                    c.leader = leader_hint.filter(|l| *l != from);
+                    let backoff = if c.leader.is_some() { 0 } else { CONTROLLER_RETRY_BACKOFF_MS };
+                    ctx.timer(backoff, Timer::Broker(BrokerTimer::MetadataFetch));
+                    return;
+                }
+                c.leader = Some(from);
+                c.metadata_offset = c.metadata_offset.max(next_offset);
+                // Partition states are folded over the whole response and
+                // applied once each, so a broker replaying the log after a
+                // restart goes straight to the current state.
+                let mut pending: BTreeMap<TopicPartition, PartitionRecord> = BTreeMap::new();
+                for (offset, record) in records {
+                    self.apply_metadata_record(ctx, offset, record, &mut pending);
+                }
+                for (_, r) in pending {
+                    self.apply_partition(ctx, r);
+                }
+                self.send_metadata_fetch(ctx);
+            }
+            ControlMessage::AlterPartitionResponse { error, leader_hint, partition, .. } => {
+                if error == ErrorCode::NotController {
+                    c.leader = leader_hint.filter(|l| *l != from);
+                }
+                // A refused change: back to the committed ISR. An accepted
+                // one arrives as a PartitionChangeRecord.
+                if error != ErrorCode::None {
+                    if let (Some(p), Some(a)) = (self.partitions.get_mut(&partition), self.metadata.partitions.get(&partition)) {
+                        if p.is_leader(me) && p.leader_epoch == a.leader_epoch {
+                            p.isr = a.isr.clone();
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Applies one committed record of the metadata log.
+    fn apply_metadata_record(
+        &mut self,
+        ctx: &mut Ctx,
+        offset: i64,
+        record: MetadataRecord,
+        pending: &mut BTreeMap<TopicPartition, PartitionRecord>,
+    ) {
+        let me = self.id;
+        ctx.trace(|| TraceKind::MetadataRecordApplied { broker: me, offset, record: record.clone() });
+        match record {
+            MetadataRecord::RegisterBroker { broker, .. } => {
+                self.metadata.brokers.retain(|b| *b != broker);
+            }
+            MetadataRecord::BrokerRegistrationChange { broker, fenced } => {
+                self.metadata.brokers.retain(|b| *b != broker);
+                if !fenced {
+                    self.metadata.brokers.push(broker);
+                    self.metadata.brokers.sort_unstable();
+                }
+            }
+            MetadataRecord::Topic { .. } => {}
+            MetadataRecord::Partition(p) => {
+                pending.insert(p.partition.clone(), p);
+            }
+            MetadataRecord::PartitionChange { partition, isr, leader, leader_epoch, partition_epoch } => {
+                let replicas = match (pending.get(&partition), self.metadata.partitions.get(&partition)) {
+                    (Some(p), _) => p.replicas.clone(),
+                    (None, Some(a)) => a.replicas.clone(),
+                    (None, None) => return,
+                };
+                let record = PartitionRecord { partition: partition.clone(), replicas, isr, leader, leader_epoch, partition_epoch };
+                pending.insert(partition, record);
+            }
+        }
+    }
+
+    /// A partition's state from the controller: the MetadataCache entry, and
+    /// on a replica the leader or follower transition with its fetchers.
+    fn apply_partition(&mut self, ctx: &mut Ctx, r: PartitionRecord) {
+        let me = self.id;
+        let tp = r.partition.clone();
+        self.metadata.partitions.insert(
+            tp.clone(),
+            PartitionAssignment {
+                replicas: r.replicas.clone(),
+                leader: r.leader,
+                leader_epoch: r.leader_epoch,
+                isr: r.isr.clone(),
+            },
+        );
+        if let Some(c) = self.control.as_mut() {
+            c.committed_partition_epochs.insert(tp.clone(), r.partition_epoch);
+        }
+        if !r.replicas.contains(&me) {
+            return;
+        }
+        if !self.partitions.contains_key(&tp) {
+            let config = self.control.as_ref().and_then(|c| c.topic_configs.get(&tp.topic).cloned()).unwrap_or_default();
+            let log = Log::new(config.log_config(), ctx.now_ms as i64).expect("topic configs are validated before use");
+            self.partitions.insert(
+                tp.clone(),
+                Partition {
+                    tp: tp.clone(),
+                    config,
+                    replicas: r.replicas.clone(),
+                    leader: None,
+                    leader_epoch: -1,
+                    partition_epoch: 0,
+                    isr: r.isr.clone(),
+                    log,
+                    high_watermark: 0,
+                    followers: BTreeMap::new(),
+                    producer_state: Default::default(),
+                    broker_min_insync_replicas: self.config.min_insync_replicas,
+                },
+            );
+        }
+        let p = self.partitions.get_mut(&tp).expect("created above");
+        p.partition_epoch = r.partition_epoch;
+        let same_leadership = p.leader == r.leader && p.leader_epoch == r.leader_epoch;
+        if same_leadership {
+            p.isr = r.isr.clone();
+            return;
+        }
+        for f in self.fetchers.values_mut() {
+            f.partitions.remove(&tp);
+        }
+        if r.leader == Some(me) {
+            p.become_leader(me, r.leader_epoch, r.isr.clone(), ctx.now_ms);
+            // A new leader may complete produces waiting on the old ISR.
+            self.maybe_advance_high_watermark(ctx, &tp);
+        } else {
+            p.become_follower(r.leader, r.leader_epoch, r.isr.clone());
+            if let Some(leader) = r.leader {
+                self.fetchers.entry(leader).or_default().partitions.insert(tp.clone());
+                self.schedule_fetch(ctx, leader, 0);
+            }
+        }
+    }
+
+    /// A leader's ISR changed locally: ask the controller to commit it.
+    pub(super) fn send_alter_partition(&mut self, ctx: &mut Ctx, tp: &TopicPartition) {
+        let me = self.id;
+        let Some(p) = self.partitions.get(tp) else { return };
+        let (leader_epoch, isr) = (p.leader_epoch, p.isr.clone());
+        let Some(c) = self.control.as_mut() else { return };
+        let partition_epoch = c.committed_partition_epochs.get(tp).copied().unwrap_or(0);
+        let to = c.target();
+        let correlation_id = c.correlation_id();
+        ctx.send(
+            NodeId::Controller(to),
+            Message::Control(ControlMessage::AlterPartitionRequest {
+                broker: me,
+                correlation_id,
+                partition: tp.clone(),
+                leader_epoch,
+                partition_epoch,
+                isr,
+            }),
+        );
+    }
+}

@@ -1,0 +1,732 @@
+//! The KRaft controller quorum in the cluster: a dedicated controller node
+//! (`process.roles=controller`) around a [`RaftNode`] that replicates the
+//! `__cluster_metadata` log, and the metadata records that log holds.
+//!
+//! The node never acts on the world itself: it turns the Raft node's outputs
+//! into the simulation's (`Send` over links, timers, trace events) and gives
+//! it random numbers from the simulation's one RNG through `Ctx`.
+//!
+//! First slice of the control plane: the quorum elects an active controller
+//! (the Raft leader) and survives controller crashes. Brokers still get their
+//! metadata statically at start (see `Simulation::new`); registration,
+//! heartbeats, fencing and topic creation through records are still to come.
+
+use super::config::TopicSpec;
+use super::ids::{NodeId, TopicPartition};
+use super::node::{Ctx, Timer};
+use super::placement::assign_replicas;
+use super::protocol::{ErrorCode, Message};
+use super::raft::log::RaftRecord;
+use super::raft::config::RaftConfig;
+use super::raft::message::RaftMessage;
+use super::raft::node::RaftNode;
+use super::raft::output::{RaftOutput, RaftTimer};
+use super::raft::state::RaftDurable;
+use super::trace::TraceKind;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The records of the metadata log, under Kafka's names
+/// (metadata/src/main/resources/common/metadata/*.json).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum MetadataRecord {
+    /// A broker registered with the active controller (it starts fenced).
+    RegisterBroker { broker: u32, epoch: i64 },
+    /// A topic was created.
+    Topic { name: String, partitions: u32 },
+    /// A partition was created with this assignment.
+    Partition(PartitionRecord),
+    /// A partition's ISR or leader changed.
+    PartitionChange {
+        partition: TopicPartition,
+        isr: Vec<u32>,
+        leader: Option<u32>,
+        leader_epoch: i32,
+        partition_epoch: i32,
+    },
+    /// A broker was fenced or unfenced.
+    BrokerRegistrationChange { broker: u32, fenced: bool },
+}
+
+/// PartitionRecord.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartitionRecord {
+    pub partition: TopicPartition,
+    pub replicas: Vec<u32>,
+    pub isr: Vec<u32>,
+    pub leader: Option<u32>,
+    pub leader_epoch: i32,
+    pub partition_epoch: i32,
+}
+
+/// What one controller node's Raft sends and receives.
+pub type ControllerMessage = RaftMessage<MetadataRecord>;
+
+/// The controller's timers: its Raft node's, and the active controller's
+/// own tasks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ControllerTimer {
+    Raft(RaftTimer),
+    /// A held metadata fetch from `broker` has waited its max wait.
+    FetchExpiry { broker: u32, correlation_id: i32 },
+    /// The periodic check for brokers whose session expired.
+    SessionCheck,
+}
+
+/// `broker.heartbeat.interval.ms`.
+pub const BROKER_HEARTBEAT_INTERVAL_MS: u64 = 2_000;
+/// `broker.session.timeout.ms`.
+pub const BROKER_SESSION_TIMEOUT_MS: u64 = 9_000;
+/// How long the active controller holds a metadata fetch with nothing new.
+pub const METADATA_FETCH_MAX_WAIT_MS: u64 = 500;
+/// How often the active controller looks for expired broker sessions.
+const SESSION_CHECK_INTERVAL_MS: u64 = 1_000;
+
+/// What the cluster asks of the control plane: how many brokers to wait
+/// for, and the topics to create once they are registered (standing in for
+/// an admin's CreateTopics after the cluster comes up).
+#[derive(Clone, Debug, Default)]
+pub struct ControllerSetup {
+    pub brokers: u32,
+    pub topics: Vec<TopicSpec>,
+}
+
+/// The metadata image: the state the records describe.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MetadataImage {
+    /// broker -> (broker epoch, fenced)
+    pub brokers: BTreeMap<u32, (i64, bool)>,
+    pub topics: BTreeSet<String>,
+    pub partitions: BTreeMap<TopicPartition, PartitionRecord>,
+}
+
+impl MetadataImage {
+    pub fn apply(&mut self, record: &MetadataRecord) {
+        match record {
+            MetadataRecord::RegisterBroker { broker, epoch } => {
+                self.brokers.insert(*broker, (*epoch, true));
+            }
+            MetadataRecord::Topic { name, .. } => {
+                self.topics.insert(name.clone());
+            }
+            MetadataRecord::Partition(p) => {
+                self.partitions.insert(p.partition.clone(), p.clone());
+            }
+            MetadataRecord::PartitionChange { partition, isr, leader, leader_epoch, partition_epoch } => {
+                if let Some(p) = self.partitions.get_mut(partition) {
+                    p.isr = isr.clone();
+                    p.leader = *leader;
+                    p.leader_epoch = *leader_epoch;
+                    p.partition_epoch = *partition_epoch;
+                }
+            }
+            MetadataRecord::BrokerRegistrationChange { broker, fenced } => {
+                if let Some(b) = self.brokers.get_mut(broker) {
+                    b.1 = *fenced;
+                }
+            }
+        }
+    }
+
+    pub fn is_unfenced(&self, broker: u32) -> bool {
+        self.brokers.get(&broker).is_some_and(|b| !b.1)
+    }
+}
+
+/// A dedicated controller process.
+#[derive(Clone, Debug)]
+pub struct Controller {
+    id: u32,
+    voters: Vec<u32>,
+    config: RaftConfig,
+    setup: ControllerSetup,
+    /// `None` while the process is down; its durable state is kept aside.
+    raft: Option<RaftNode<MetadataRecord>>,
+    /// What survived the last crash (the log and the quorum-state file).
+    stopped: Option<RaftDurable<MetadataRecord>>,
+    /// The epoch this controller is active in, once it noticed.
+    active_epoch: Option<i32>,
+    /// The active controller's last heartbeat from each broker.
+    last_heartbeat_ms: BTreeMap<u32, u64>,
+    /// Held metadata fetches: broker -> (correlation id, fetch offset).
+    parked: BTreeMap<u32, (i32, i64)>,
+}
+
+impl Controller {
+    pub fn new(id: u32, voters: &[u32], config: RaftConfig, setup: ControllerSetup) -> Self {
+        let raft = RaftNode::new(id, voters, config).expect("controller voters are validated");
+        Self {
+            id,
+            voters: voters.to_vec(),
+            config,
+            setup,
+            raft: Some(raft),
+            stopped: None,
+            active_epoch: None,
+            last_heartbeat_ms: BTreeMap::new(),
+            parked: BTreeMap::new(),
+        }
+    }
+
+    pub fn id(&self) -> u32 {
+        self.id
+    }
+
+    pub fn is_alive(&self) -> bool {
+        self.raft.is_some()
+    }
+
+    /// The Raft node, while the process runs.
+    pub fn raft(&self) -> Option<&RaftNode<MetadataRecord>> {
+        self.raft.as_ref()
+    }
+
+    /// Whether this controller is the active controller (the Raft leader).
+    pub fn is_active(&self) -> bool {
+        self.raft.as_ref().is_some_and(|r| r.is_leader())
+    }
+
+    /// The metadata log's end offset, alive or not (a crash keeps the log).
+    pub fn log_len(&self) -> i64 {
+        match (&self.raft, &self.stopped) {
+            (Some(r), _) => r.log_end_offset(),
+            (None, Some(d)) => d.log.end_offset(),
+            (None, None) => 0,
+        }
+    }
+
+    /// The image of the whole log (`committed_only`: up to the high
+    /// watermark).
+    pub fn image(&self, committed_only: bool) -> MetadataImage {
+        let mut image = MetadataImage::default();
+        if let Some(raft) = &self.raft {
+            let hw = if committed_only { raft.high_watermark().unwrap_or(0) } else { i64::MAX };
+            for e in raft.log() {
+                if e.offset >= hw {
+                    break;
+                }
+                if let RaftRecord::Data(r) = &e.record {
+                    image.apply(r);
+                }
+            }
+        }
+        image
+    }
+
+    pub fn on_start(&mut self, ctx: &mut Ctx) {
+        let Some(raft) = self.raft.as_mut() else {
+            return;
+        };
+        let mut out = Vec::new();
+        let rng = &mut *ctx.rng;
+        let mut draw = || rng.next_u64();
+        // A start can only fail if the node already started; the simulation
+        // starts each incarnation once.
+        let _ = raft.on_start(ctx.now_ms, &mut draw, &mut out);
+        self.emit(ctx, out);
+        if !self.setup.topics.is_empty() || self.setup.brokers > 0 {
+            ctx.timer(SESSION_CHECK_INTERVAL_MS, Timer::Controller(ControllerTimer::SessionCheck));
+        }
+        self.after_input(ctx);
+    }
+
+    pub fn on_timer(&mut self, ctx: &mut Ctx, timer: ControllerTimer) {
+        let Some(raft) = self.raft.as_mut() else {
+            return;
+        };
+        match timer {
+            ControllerTimer::Raft(timer) => {
+                let mut out = Vec::new();
+                let rng = &mut *ctx.rng;
+                let mut draw = || rng.next_u64();
+                let _ = raft.on_timer(ctx.now_ms, timer, &mut draw, &mut out);
+                self.emit(ctx, out);
+            }
+            ControllerTimer::FetchExpiry { broker, correlation_id } => {
+                if let Some((c, offset)) = self.parked.get(&broker).copied() {
+                    if c == correlation_id {
+                        self.parked.remove(&broker);
+                        self.answer_fetch(ctx, broker, correlation_id, offset);
+                    }
+                }
+            }
+            ControllerTimer::SessionCheck => {
+                ctx.timer(SESSION_CHECK_INTERVAL_MS, Timer::Controller(ControllerTimer::SessionCheck));
+                self.check_sessions(ctx);
+            }
+        }
+        self.after_input(ctx);
+    }
+
+    pub fn on_message(&mut self, ctx: &mut Ctx, from: NodeId, msg: Message) {
+        if self.raft.is_none() {
+            return;
+        }
+        match (from, msg) {
+            (NodeId::Controller(peer), Message::Raft { msg, .. }) => {
+                let Some(raft) = self.raft.as_mut() else { return };
+                let mut out = Vec::new();
+                let rng = &mut *ctx.rng;
+                let mut draw = || rng.next_u64();
+                // Messages from unknown peers are refused by the node.
+                let _ = raft.on_message(ctx.now_ms, peer, msg, &mut draw, &mut out);
+                self.emit(ctx, out);
+            }
+            (NodeId::Broker(_), Message::Control(c)) => self.on_control(ctx, c),
+            _ => {}
+        }
+        self.after_input(ctx);
+    }
+
+    fn leader_hint(&self) -> Option<u32> {
+        self.raft.as_ref().and_then(|r| r.leader_id())
+    }
+
+    fn on_control(&mut self, ctx: &mut Ctx, msg: ControlMessage) {
+        let active = self.is_active();
+        let hint = self.leader_hint();
+        let not_leader = ErrorCode::NotController;
+        match msg {
+            ControlMessage::BrokerRegistrationRequest { broker, correlation_id } => {
+                if !active {
+                    let reply = ControlMessage::BrokerRegistrationResponse {
+                        broker,
+                        correlation_id,
+                        error: not_leader,
+                        broker_epoch: -1,
+                        leader_hint: hint,
+                    };
+                    ctx.send(NodeId::Broker(broker), Message::Control(reply));
+                    return;
+                }
+                // A broker registering again (it restarted) is fenced first,
+                // so its partitions move away from its old incarnation.
+                if self.image(false).is_unfenced(broker) {
+                    self.fence_broker(ctx, broker);
+                }
+                let epoch = self.raft.as_ref().map_or(0, |r| r.log_end_offset());
+                self.append(ctx, MetadataRecord::RegisterBroker { broker, epoch });
+                self.last_heartbeat_ms.insert(broker, ctx.now_ms);
+                let reply = ControlMessage::BrokerRegistrationResponse {
+                    broker,
+                    correlation_id,
+                    error: ErrorCode::None,
+                    broker_epoch: epoch,
+                    leader_hint: Some(self.id),
+                };
+                ctx.send(NodeId::Broker(broker), Message::Control(reply));
+            }
+            ControlMessage::BrokerHeartbeatRequest { broker, correlation_id, broker_epoch, metadata_offset } => {
+                if !active {
+                    let reply = ControlMessage::BrokerHeartbeatResponse {
+                        broker,
+                        correlation_id,
+                        error: not_leader,
+                        fenced: true,
+                        leader_hint: hint,
+                    };
+                    ctx.send(NodeId::Broker(broker), Message::Control(reply));
+                    return;
+                }
+                let image = self.image(false);
+                let mut fenced = true;
+                let mut error = ErrorCode::None;
+                match image.brokers.get(&broker) {
+                    Some((epoch, was_fenced)) if *epoch == broker_epoch => {
+                        self.last_heartbeat_ms.insert(broker, ctx.now_ms);
+                        fenced = *was_fenced;
+                        // Unfence once the broker has caught up with the
+                        // metadata log up to its own registration.
+                        if fenced && metadata_offset > *epoch {
+                            self.append(ctx, MetadataRecord::BrokerRegistrationChange { broker, fenced: false });
+                            self.elect_offline_leaders(ctx, broker);
+                            fenced = false;
+                        }
+                    }
+                    // The broker registers again.
+                    _ => error = ErrorCode::StaleBrokerEpoch,
+                }
+                let reply =
+                    ControlMessage::BrokerHeartbeatResponse { broker, correlation_id, error, fenced, leader_hint: Some(self.id) };
+                ctx.send(NodeId::Broker(broker), Message::Control(reply));
+            }
+            ControlMessage::MetadataFetchRequest { broker, correlation_id, offset } => {
+                if !active {
+                    let reply = ControlMessage::MetadataFetchResponse {
+                        broker,
+                        correlation_id,
+                        error: not_leader,
+                        leader_hint: hint,
+                        records: Vec::new(),
+                        next_offset: offset,
+                    };
+                    ctx.send(NodeId::Broker(broker), Message::Control(reply));
+                    return;
+                }
+                let hw = self.raft.as_ref().and_then(|r| r.high_watermark()).unwrap_or(0);
+                if hw > offset {
+                    self.answer_fetch(ctx, broker, correlation_id, offset);
+                } else {
+                    self.parked.insert(broker, (correlation_id, offset));
+                    ctx.timer(
+                        METADATA_FETCH_MAX_WAIT_MS,
+                        Timer::Controller(ControllerTimer::FetchExpiry { broker, correlation_id }),
+                    );
+                }
+            }
+            ControlMessage::AlterPartitionRequest { broker, correlation_id, partition, leader_epoch, partition_epoch, isr } => {
+                let error = if active {
+                    self.alter_partition(ctx, broker, &partition, leader_epoch, partition_epoch, isr)
+                } else {
+                    not_leader
+                };
+                let reply = ControlMessage::AlterPartitionResponse {
+                    broker,
+                    correlation_id,
+                    partition,
+                    error,
+                    leader_hint: if active { Some(self.id) } else { hint },
+                };
+                ctx.send(NodeId::Broker(broker), Message::Control(reply));
+            }
+            // Responses go to brokers, never to controllers.
+            _ => {}
+        }
+    }
+
+    fn answer_fetch(&mut self, ctx: &mut Ctx, broker: u32, correlation_id: i32, offset: i64) {
+        let Some(raft) = self.raft.as_ref() else { return };
+        let hw = raft.high_watermark().unwrap_or(0);
+        let mut records = Vec::new();
+        let mut next_offset = offset;
+        for e in raft.log().iter().filter(|e| e.offset >= offset && e.offset < hw) {
+            if let RaftRecord::Data(r) = &e.record {
+                records.push((e.offset, r.clone()));
+            }
+            next_offset = e.offset + 1;
+        }
+        let reply = ControlMessage::MetadataFetchResponse {
+            broker,
+            correlation_id,
+            error: ErrorCode::None,
+            leader_hint: Some(self.id),
+            records,
+            next_offset,
+        };
+        ctx.send(NodeId::Broker(broker), Message::Control(reply));
+    }
+
+    /// After every input: notice a new or lost leadership, create the
+    /// configured topics once every broker is up, and answer held fetches
+    /// that now have committed records.
+    fn after_input(&mut self, ctx: &mut Ctx) {
+        let Some(raft) = self.raft.as_ref() else { return };
+        if raft.is_leader() {
+            let epoch = raft.epoch();
+            if self.active_epoch != Some(epoch) {
+                self.active_epoch = Some(epoch);
+                // A new active controller gives every broker a fresh session.
+                let brokers: Vec<u32> = self.image(false).brokers.keys().copied().collect();
+                self.last_heartbeat_ms = brokers.into_iter().map(|b| (b, ctx.now_ms)).collect();
+                self.parked.clear();
+                ctx.trace(|| TraceKind::ControllerActivated { controller: self.id, epoch });
+            }
+            self.maybe_create_topics(ctx);
+        } else if self.active_epoch.take().is_some() {
+            self.last_heartbeat_ms.clear();
+            let parked = std::mem::take(&mut self.parked);
+            let hint = self.leader_hint();
+            for (broker, (correlation_id, offset)) in parked {
+                let reply = ControlMessage::MetadataFetchResponse {
+                    broker,
+                    correlation_id,
+                    error: ErrorCode::NotController,
+                    leader_hint: hint,
+                    records: Vec::new(),
+                    next_offset: offset,
+                };
+                ctx.send(NodeId::Broker(broker), Message::Control(reply));
+            }
+        }
+        let hw = self.raft.as_ref().and_then(|r| r.high_watermark()).unwrap_or(0);
+        let ready: Vec<(u32, i32, i64)> =
+            self.parked.iter().filter(|(_, (_, o))| hw > *o).map(|(b, (c, o))| (*b, *c, *o)).collect();
+        for (broker, correlation_id, offset) in ready {
+            self.parked.remove(&broker);
+            self.answer_fetch(ctx, broker, correlation_id, offset);
+        }
+    }
+
+    fn append(&mut self, ctx: &mut Ctx, record: MetadataRecord) {
+        let Some(raft) = self.raft.as_mut() else { return };
+        let mut out = Vec::new();
+        let trace_record = record.clone();
+        if let Ok(offset) = raft.propose(ctx.now_ms, record, &mut out) {
+            ctx.trace(|| TraceKind::MetadataRecordAppended { controller: self.id, offset, record: trace_record });
+        }
+        self.emit(ctx, out);
+    }
+
+    fn maybe_create_topics(&mut self, ctx: &mut Ctx) {
+        let image = self.image(false);
+        let missing: Vec<TopicSpec> =
+            self.setup.topics.iter().filter(|t| !image.topics.contains(&t.name)).cloned().collect();
+        if missing.is_empty() {
+            return;
+        }
+        let unfenced: Vec<u32> = image.brokers.iter().filter(|(_, b)| !b.1).map(|(id, _)| *id).collect();
+        if (unfenced.len() as u32) < self.setup.brokers {
+            return;
+        }
+        for t in missing {
+            self.append(ctx, MetadataRecord::Topic { name: t.name.clone(), partitions: t.partitions });
+            let assignments = assign_replicas(&unfenced, t.partitions, t.replication_factor, ctx.rng);
+            for (p, replicas) in assignments.into_iter().enumerate() {
+                let record = PartitionRecord {
+                    partition: TopicPartition::new(t.name.clone(), p as u32),
+                    leader: replicas.first().copied(),
+                    isr: replicas.clone(),
+                    replicas,
+                    leader_epoch: 0,
+                    partition_epoch: 0,
+                };
+                self.append(ctx, MetadataRecord::Partition(record));
+            }
+        }
+    }
+
+    fn check_sessions(&mut self, ctx: &mut Ctx) {
+        if !self.is_active() {
+            return;
+        }
+        let image = self.image(false);
+        let expired: Vec<u32> = image
+            .brokers
+            .iter()
+            .filter(|(id, b)| {
+                !b.1 && self.last_heartbeat_ms.get(id).is_none_or(|t| ctx.now_ms.saturating_sub(*t) > BROKER_SESSION_TIMEOUT_MS)
+            })
+            .map(|(id, _)| *id)
+            .collect();
+        for broker in expired {
+            let last = self.last_heartbeat_ms.get(&broker).copied().unwrap_or(0);
+            ctx.trace(|| TraceKind::BrokerSessionExpired { broker, last_heartbeat_ms: last });
+            self.fence_broker(ctx, broker);
+        }
+    }
+
+    /// Fences a broker: out of every ISR (never below one member), and new
+    /// leaders for the partitions it led.
+    fn fence_broker(&mut self, ctx: &mut Ctx, broker: u32) {
+        self.append(ctx, MetadataRecord::BrokerRegistrationChange { broker, fenced: true });
+        let image = self.image(false);
+        let alive = |b: u32| b != broker && image.is_unfenced(b);
+        for p in image.partitions.values() {
+            if !p.replicas.contains(&broker) {
+                continue;
+            }
+            let mut isr: Vec<u32> = p.isr.iter().copied().filter(|b| *b != broker).collect();
+            if isr.is_empty() {
+                // Kafka keeps the last ISR member; the partition goes offline.
+                isr = p.isr.clone();
+            }
+            let leader = match p.leader {
+                Some(l) if alive(l) && isr.contains(&l) => Some(l),
+                // The first live ISR replica in assignment order; unclean
+                // election (unclean.leader.election.enable) is off.
+                _ => p.replicas.iter().copied().find(|r| isr.contains(r) && alive(*r)),
+            };
+            if leader == p.leader && isr == p.isr {
+                continue;
+            }
+            let leader_epoch = if leader != p.leader { p.leader_epoch + 1 } else { p.leader_epoch };
+            self.append(
+                ctx,
+                MetadataRecord::PartitionChange {
+                    partition: p.partition.clone(),
+                    isr,
+                    leader,
+                    leader_epoch,
+                    partition_epoch: p.partition_epoch + 1,
+                },
+            );
+        }
+    }
+
+    /// A broker just unfenced: offline partitions whose ISR holds it get it
+    /// as their leader.
+    fn elect_offline_leaders(&mut self, ctx: &mut Ctx, broker: u32) {
+        let image = self.image(false);
+        for p in image.partitions.values() {
+            if p.leader.is_none() && p.isr.contains(&broker) {
+                self.append(
+                    ctx,
+                    MetadataRecord::PartitionChange {
+                        partition: p.partition.clone(),
+                        isr: p.isr.clone(),
+                        leader: Some(broker),
+                        leader_epoch: p.leader_epoch + 1,
+                        partition_epoch: p.partition_epoch + 1,
+                    },
+                );
+            }
+        }
+    }
+
+    /// AlterPartition from a partition leader: accept the new ISR if the
+    /// leader epoch and partition epoch are current.
+    fn alter_partition(&mut self, ctx: &mut Ctx, broker: u32, partition: &TopicPartition, leader_epoch: i32, partition_epoch: i32, isr: Vec<u32>) -> ErrorCode {
+        let image = self.image(false);
+        let Some(p) = image.partitions.get(partition) else {
+            return ErrorCode::UnknownTopicOrPartition;
+        };
+        if p.leader != Some(broker) || p.leader_epoch != leader_epoch {
+            return ErrorCode::FencedLeaderEpoch;
+        }
+        if p.partition_epoch != partition_epoch {
+            // The leader learns the current state from the metadata log.
+            return ErrorCode::InvalidUpdateVersion;
+        }
+        // Only live (unfenced) brokers may join the ISR (KIP-841).
+        if isr.iter().any(|b| *b != broker && !p.isr.contains(b) && !image.is_unfenced(*b)) {
+            return ErrorCode::IneligibleReplica;
+        }
+        if isr == p.isr {
+            return ErrorCode::None;
+        }
+        self.append(
+            ctx,
+            MetadataRecord::PartitionChange {
+                partition: partition.clone(),
+                isr,
+                leader: p.leader,
+                leader_epoch: p.leader_epoch,
+                partition_epoch: p.partition_epoch + 1,
+            },
+        );
+        ErrorCode::None
+    }
+
+    /// A crash: volatile state (role, timers, connections, peers' progress)
+    /// is lost; the log and the election record survive.
+    pub fn kill(&mut self, ctx: &mut Ctx) -> bool {
+        let Some(raft) = self.raft.take() else {
+            return false;
+        };
+        self.stopped = Some(raft.into_durable());
+        self.active_epoch = None;
+        self.last_heartbeat_ms.clear();
+        self.parked.clear();
+        ctx.trace(|| TraceKind::ControllerStopped { controller: self.id });
+        true
+    }
+
+    /// A restart from the durable state (`RaftNode::recover`).
+    pub fn restart(&mut self, ctx: &mut Ctx) -> bool {
+        if self.raft.is_some() {
+            return false;
+        }
+        let durable = self.stopped.take().unwrap_or_default();
+        let log_end_offset = durable.log.end_offset();
+        let raft = RaftNode::recover(self.id, &self.voters, self.config, durable).expect("controller voters are validated");
+        self.raft = Some(raft);
+        ctx.trace(|| TraceKind::ControllerStarted { controller: self.id, recovered: true, log_end_offset });
+        self.on_start(ctx);
+        true
+    }
+
+    fn emit(&self, ctx: &mut Ctx, out: Vec<RaftOutput<MetadataRecord>>) {
+        for o in out {
+            match o {
+                RaftOutput::Send { to, msg } => {
+                    ctx.send(NodeId::Controller(to), Message::Raft { from: self.id, msg });
+                }
+                RaftOutput::SetTimer { after_ms, timer } => {
+                    ctx.timer(after_ms, Timer::Controller(ControllerTimer::Raft(timer)))
+                }
+                RaftOutput::Event(event) => ctx.trace(|| TraceKind::Raft { controller: self.id, event }),
+            }
+        }
+    }
+}
+
+/// A broker's RPCs with the controller quorum. Every one names the broker
+/// and carries the broker's correlation id, which its answer echoes.
+/// "Not the active controller" is answered with `NOT_CONTROLLER` and a hint.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ControlMessage {
+    BrokerRegistrationRequest { broker: u32, correlation_id: i32 },
+    BrokerRegistrationResponse {
+        broker: u32,
+        correlation_id: i32,
+        error: ErrorCode,
+        broker_epoch: i64,
+        leader_hint: Option<u32>,
+    },
+    BrokerHeartbeatRequest { broker: u32, correlation_id: i32, broker_epoch: i64, metadata_offset: i64 },
+    BrokerHeartbeatResponse { broker: u32, correlation_id: i32, error: ErrorCode, fenced: bool, leader_hint: Option<u32> },
+    /// A broker fetches the `__cluster_metadata` log from `offset`, like a
+    /// Raft observer; it only ever gets committed records.
+    MetadataFetchRequest { broker: u32, correlation_id: i32, offset: i64 },
+    MetadataFetchResponse {
+        broker: u32,
+        correlation_id: i32,
+        error: ErrorCode,
+        leader_hint: Option<u32>,
+        /// Committed records from the fetch offset, with their offsets.
+        records: Vec<(i64, MetadataRecord)>,
+        /// Where the next fetch starts.
+        next_offset: i64,
+    },
+    /// A partition leader asks to change the ISR (KIP-497).
+    AlterPartitionRequest {
+        broker: u32,
+        correlation_id: i32,
+        partition: TopicPartition,
+        leader_epoch: i32,
+        partition_epoch: i32,
+        isr: Vec<u32>,
+    },
+    AlterPartitionResponse { broker: u32, correlation_id: i32, partition: TopicPartition, error: ErrorCode, leader_hint: Option<u32> },
+}
+
+impl ControlMessage {
+    pub fn broker(&self) -> u32 {
+        match self {
+            ControlMessage::BrokerRegistrationRequest { broker, .. }
+            | ControlMessage::BrokerRegistrationResponse { broker, .. }
+            | ControlMessage::BrokerHeartbeatRequest { broker, .. }
+            | ControlMessage::BrokerHeartbeatResponse { broker, .. }
+            | ControlMessage::MetadataFetchRequest { broker, .. }
+            | ControlMessage::MetadataFetchResponse { broker, .. }
+            | ControlMessage::AlterPartitionRequest { broker, .. }
+            | ControlMessage::AlterPartitionResponse { broker, .. } => *broker,
+        }
+    }
+
+    pub fn correlation_id(&self) -> i32 {
+        match self {
+            ControlMessage::BrokerRegistrationRequest { correlation_id, .. }
+            | ControlMessage::BrokerRegistrationResponse { correlation_id, .. }
+            | ControlMessage::BrokerHeartbeatRequest { correlation_id, .. }
+            | ControlMessage::BrokerHeartbeatResponse { correlation_id, .. }
+            | ControlMessage::MetadataFetchRequest { correlation_id, .. }
+            | ControlMessage::MetadataFetchResponse { correlation_id, .. }
+            | ControlMessage::AlterPartitionRequest { correlation_id, .. }
+            | ControlMessage::AlterPartitionResponse { correlation_id, .. } => *correlation_id,
+        }
+    }
+
+    pub fn api_name(&self) -> &'static str {
+        match self {
+            ControlMessage::BrokerRegistrationRequest { .. } => "BrokerRegistration",
+            ControlMessage::BrokerRegistrationResponse { .. } => "BrokerRegistrationResponse",
+            ControlMessage::BrokerHeartbeatRequest { .. } => "BrokerHeartbeat",
+            ControlMessage::BrokerHeartbeatResponse { .. } => "BrokerHeartbeatResponse",
+            ControlMessage::MetadataFetchRequest { .. } => "Fetch(__cluster_metadata)",
+            ControlMessage::MetadataFetchResponse { .. } => "FetchResponse(__cluster_metadata)",
+            ControlMessage::AlterPartitionRequest { .. } => "AlterPartition",
+            ControlMessage::AlterPartitionResponse { .. } => "AlterPartitionResponse",
+        }
+    }
+}

@@ -1,0 +1,186 @@
+//! Broker failures with a controller quorum: fencing after the session
+//! timeout, leader election from the ISR, a producer's retry, and a broker
+//! restart that re-registers and rejoins the ISR.
+
+mod common;
+
+use common::{acked, produce_to, run_for};
+use kafkascope::sim::client::producer::RecordState;
+use kafkascope::sim::config::{BrokerConfig, ProducerConfig, TopicSpec};
+use kafkascope::sim::controller::{MetadataRecord, BROKER_SESSION_TIMEOUT_MS};
+use kafkascope::sim::ids::TopicPartition;
+use kafkascope::sim::simulation::{ClientSpec, Command, CommandError, Simulation};
+use kafkascope::sim::trace::TraceKind;
+
+fn cluster(seed: u64) -> Simulation {
+    let producer = ClientSpec::Producer(ProducerConfig {
+        acks: -1,
+        linger_ms: 0,
+        request_timeout_ms: 3_000,
+        ..Default::default()
+    });
+    let mut config = common::cluster(3, BrokerConfig::default(), vec![TopicSpec::new("orders", 1, 3)], vec![producer]);
+    config.controllers = 3;
+    Simulation::new(config, seed).expect("valid config")
+}
+
+fn partition_leader(sim: &Simulation, broker: u32) -> (Option<u32>, i32, Vec<u32>) {
+    let p = sim.broker(broker).unwrap().partition(&TopicPartition::new("orders", 0)).unwrap();
+    (p.leader, p.leader_epoch, p.isr.clone())
+}
+
+#[test]
+fn killing_a_broker_needs_a_control_plane_and_a_live_broker() {
+    let mut config = common::cluster(1, BrokerConfig::default(), vec![TopicSpec::new("orders", 1, 1)], vec![]);
+    let mut sim = Simulation::new(config.clone(), 1).unwrap();
+    assert_eq!(sim.command(Command::KillBroker { broker: 0 }), Err(CommandError::NoControlPlane));
+    config.controllers = 1;
+    let mut sim2 = Simulation::new(config, 1).unwrap();
+    assert_eq!(sim2.command(Command::KillBroker { broker: 4 }), Err(CommandError::UnknownBroker(4)));
+    assert_eq!(sim2.command(Command::RestartBroker { broker: 0 }), Err(CommandError::BrokerAlreadyRunning(0)));
+    sim.run_until(10);
+}
+
+#[test]
+fn a_killed_leader_is_replaced_from_the_isr_after_the_session_timeout_and_the_retry_succeeds() {
+    for seed in [1, 2, 3] {
+        let mut sim = cluster(seed);
+        sim.run_until(6_000);
+        sim.command(produce_to(0, "orders", 0, None, "before")).unwrap();
+        run_for(&mut sim, 1_000);
+        assert_eq!(acked(&sim, 0), vec![0], "seed {seed}");
+        let (leader, epoch, isr) = partition_leader(&sim, 0);
+        let old = leader.unwrap();
+        assert_eq!(isr.len(), 3);
+
+        sim.command(Command::KillBroker { broker: old }).unwrap();
+        run_for(&mut sim, 1);
+        let killed_at = sim.now_ms();
+        assert!(sim.broker_is_down(old));
+        // A record sent to the dead leader times out and is retried.
+        sim.command(produce_to(0, "orders", 0, None, "during")).unwrap();
+
+        // The new leader: the first live ISR replica in assignment order.
+        let mut elected_at = None;
+        while sim.now_ms() < killed_at + BROKER_SESSION_TIMEOUT_MS + 5_000 {
+            run_for(&mut sim, 50);
+            let other = (0..3).find(|b| *b != old).unwrap();
+            let (l, e, _) = partition_leader(&sim, other);
+            if l.is_some() && l != Some(old) && e > epoch {
+                elected_at = Some(sim.now_ms());
+                break;
+            }
+        }
+        let elected_at = elected_at.unwrap_or_else(|| panic!("seed {seed}: no new leader"));
+        let waited = elected_at - killed_at;
+        assert!(
+            (BROKER_SESSION_TIMEOUT_MS..=BROKER_SESSION_TIMEOUT_MS + 2_500).contains(&waited),
+            "seed {seed}: new leader after {waited} ms"
+        );
+        assert!(sim.trace().iter().any(|e| matches!(e.kind, TraceKind::BrokerSessionExpired { broker, .. } if broker == old)));
+        let change = sim.trace().iter().find_map(|e| match &e.kind {
+            TraceKind::MetadataRecordAppended { record: MetadataRecord::PartitionChange { leader, isr, leader_epoch, .. }, .. } => {
+                Some((*leader, isr.clone(), *leader_epoch))
+            }
+            _ => None,
+        });
+        let (new_leader, new_isr, new_epoch) = change.expect("a PartitionChangeRecord");
+        let new_leader = new_leader.unwrap();
+        assert_ne!(new_leader, old);
+        assert!(!new_isr.contains(&old), "the dead broker left the ISR");
+        assert_eq!(new_epoch, epoch + 1);
+        let replicas = sim.view().partition("orders", 0).unwrap().replicas.clone();
+        let expected = replicas.iter().copied().find(|r| *r != old).unwrap();
+        assert_eq!(new_leader, expected, "first live ISR replica in assignment order");
+
+        run_for(&mut sim, 8_000);
+        let states = common::states(&sim, 0);
+        assert_eq!(states[1], RecordState::Acknowledged { offset: 1 }, "seed {seed}: the retry succeeded: {states:?}");
+        assert!(sim.trace().iter().any(|e| matches!(e.kind, TraceKind::ProduceRetry { .. })));
+    }
+}
+
+#[test]
+fn a_restarted_broker_registers_again_catches_up_and_rejoins_the_isr() {
+    let mut sim = cluster(4);
+    sim.run_until(6_000);
+    let (leader, _, _) = partition_leader(&sim, 0);
+    let leader = leader.unwrap();
+    let follower = (0..3).find(|b| *b != leader).unwrap();
+    sim.command(Command::KillBroker { broker: follower }).unwrap();
+    run_for(&mut sim, BROKER_SESSION_TIMEOUT_MS + 2_000);
+    let (_, _, isr) = partition_leader(&sim, leader);
+    assert!(!isr.contains(&follower), "fenced follower left the ISR: {isr:?}");
+    // Records it misses while down.
+    for i in 0..3 {
+        sim.command(produce_to(0, "orders", 0, None, &format!("while-down-{i}"))).unwrap();
+    }
+    // The producer's first Metadata or InitProducerId may go to the dead
+    // broker and wait out request.timeout.ms (3000 ms here) before it tries
+    // another.
+    run_for(&mut sim, 8_000);
+    assert_eq!(acked(&sim, 0).len(), 3);
+
+    let registrations_before =
+        sim.trace().iter().filter(|e| matches!(e.kind, TraceKind::BrokerRegistered { broker, .. } if broker == follower)).count();
+    sim.command(Command::RestartBroker { broker: follower }).unwrap();
+    run_for(&mut sim, 8_000);
+    let registrations_after =
+        sim.trace().iter().filter(|e| matches!(e.kind, TraceKind::BrokerRegistered { broker, .. } if broker == follower)).count();
+    assert_eq!(registrations_after, registrations_before + 1, "it registered again");
+    assert!(!sim.broker(follower).unwrap().control().unwrap().fenced);
+    let (_, _, isr) = partition_leader(&sim, leader);
+    assert!(isr.contains(&follower), "rejoined the ISR: {isr:?}");
+    let tp = TopicPartition::new("orders", 0);
+    let leo = |b: u32| sim.broker(b).unwrap().partition(&tp).unwrap().log.log_end_offset();
+    assert_eq!(leo(follower), leo(leader), "caught up");
+    // The controller committed the expansion.
+    assert!(sim.trace().iter().any(|e| matches!(
+        &e.kind,
+        TraceKind::MetadataRecordAppended { record: MetadataRecord::PartitionChange { isr, .. }, .. } if isr.contains(&follower) && isr.len() == 3
+    )));
+}
+
+#[test]
+fn a_restarted_old_leader_truncates_and_follows() {
+    let mut sim = cluster(6);
+    sim.run_until(6_000);
+    let (leader, _, _) = partition_leader(&sim, 0);
+    let old = leader.unwrap();
+    sim.command(produce_to(0, "orders", 0, None, "a")).unwrap();
+    run_for(&mut sim, 1_000);
+    sim.command(Command::KillBroker { broker: old }).unwrap();
+    run_for(&mut sim, BROKER_SESSION_TIMEOUT_MS + 2_000);
+    sim.command(produce_to(0, "orders", 0, None, "b")).unwrap();
+    run_for(&mut sim, 4_000);
+    sim.command(Command::RestartBroker { broker: old }).unwrap();
+    run_for(&mut sim, 8_000);
+    let new = (0..3).find(|b| *b != old).map(|b| partition_leader(&sim, b).0.unwrap()).unwrap();
+    assert_ne!(new, old);
+    let (l, _, isr) = partition_leader(&sim, old);
+    assert_eq!(l, Some(new), "the old leader follows the new one");
+    assert!(isr.contains(&old), "and is back in the ISR: {isr:?}");
+    let tp = TopicPartition::new("orders", 0);
+    let leo = |b: u32| sim.broker(b).unwrap().partition(&tp).unwrap().log.log_end_offset();
+    assert_eq!(leo(old), leo(new));
+}
+
+#[test]
+fn a_broker_restarted_within_its_session_is_fenced_by_its_new_registration_and_rejoins() {
+    let mut sim = cluster(8);
+    sim.run_until(6_000);
+    let (leader, epoch, _) = partition_leader(&sim, 0);
+    let old = leader.unwrap();
+    sim.command(Command::KillBroker { broker: old }).unwrap();
+    run_for(&mut sim, 2_000);
+    sim.command(Command::RestartBroker { broker: old }).unwrap();
+    run_for(&mut sim, 10_000);
+    // No session expired: the new registration fenced the old incarnation.
+    assert!(!sim.trace().iter().any(|e| matches!(e.kind, TraceKind::BrokerSessionExpired { .. })));
+    let other = (0..3).find(|b| *b != old).unwrap();
+    let (new_leader, new_epoch, isr) = partition_leader(&sim, other);
+    assert_ne!(new_leader, Some(old), "leadership moved away from the old incarnation");
+    assert!(new_epoch > epoch);
+    assert!(isr.contains(&old), "the restarted broker rejoined: {isr:?}");
+    assert!(!sim.broker(old).unwrap().control().unwrap().fenced);
+}
