@@ -143,9 +143,17 @@ pub fn narrate(event: &TraceEvent) -> String {
         TraceKind::PurgatoryCompleted { request, expired: false, .. } => {
             format!("{request} leaves purgatory: what it waited for has happened.")
         }
-        TraceKind::PurgatoryCompleted { request, expired: true, .. } => format!(
-            "{request} timed out in purgatory and is answered with what holds now (a produce timeout does not undo the records already in the leader's log)."
-        ),
+        TraceKind::PurgatoryCompleted { request, expired: true, .. } => {
+            if matches!(request.client, crate::sim::ids::NodeId::Broker(_)) {
+                format!(
+                    "Follower fetch {request} waited its replica.fetch.wait.max.ms without new records and is answered with what it can read now."
+                )
+            } else {
+                format!(
+                    "{request} reached its timeout in purgatory and is answered with what holds now: a fetch gets what it can read; a produce gets REQUEST_TIMED_OUT, yet its records stay in the leader's log."
+                )
+            }
+        }
         TraceKind::HighWatermarkAdvanced { partition, replica, from, to, isr } => format!(
             "The high watermark of {partition} on leader {replica} moved from {from} to {to}: every in-sync replica {isr:?} has the records below it, so they are committed."
         ),
@@ -261,5 +269,33 @@ fn raft_sentence(controller: u32, event: &crate::sim::raft::output::RaftEvent) -
         }
         E::Resigned { epoch, .. } => format!("Controller {controller} resigns as active controller of epoch {epoch}."),
         other => format!("Controller {controller}'s Raft: {other:?}."),
+    }
+}
+
+#[cfg(test)]
+mod expiry_tests {
+    use super::narrate;
+    use crate::sim::ids::{NodeId, RequestId};
+    use crate::sim::trace::{TraceEvent, TraceKind};
+
+    fn expired(client: NodeId) -> String {
+        let request = RequestId { client, correlation_id: 4 };
+        narrate(&TraceEvent {
+            step: 1,
+            time_ms: 500,
+            node: NodeId::Broker(0),
+            kind: TraceKind::PurgatoryCompleted { request, operation: 2, expired: true },
+        })
+    }
+
+    /// A follower's fetch that waited out replica.fetch.wait.max.ms is not a
+    /// produce timeout, and must not be told as one.
+    #[test]
+    fn a_follower_fetch_expiry_is_not_called_a_produce_timeout() {
+        let follower = expired(NodeId::Broker(1));
+        assert!(follower.contains("replica.fetch.wait.max.ms"), "{follower}");
+        assert!(!follower.contains("produce"), "{follower}");
+        let client = expired(NodeId::Client(0));
+        assert!(client.contains("REQUEST_TIMED_OUT") && client.contains("stay in the leader's log"), "{client}");
     }
 }

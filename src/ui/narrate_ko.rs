@@ -174,10 +174,19 @@ pub fn narrate(event: &TraceEvent) -> String {
         TraceKind::PurgatoryCompleted { request, expired: false, .. } => {
             format!("{} 퍼거토리를 떠납니다: 기다리던 일이 일어났습니다.", ga(request))
         }
-        TraceKind::PurgatoryCompleted { request, expired: true, .. } => format!(
-            "{} 퍼거토리에서 타임아웃되어, 지금 시점의 상태 그대로 응답을 받습니다(produce가 타임아웃되어도 이미 리더의 로그에 기록된 레코드는 취소되지 않습니다).",
-            neun(request)
-        ),
+        TraceKind::PurgatoryCompleted { request, expired: true, .. } => {
+            if matches!(request.client, crate::sim::ids::NodeId::Broker(_)) {
+                format!(
+                    "팔로워 Fetch {} 새 레코드 없이 replica.fetch.wait.max.ms만큼 기다린 뒤, 지금 읽을 수 있는 만큼으로 응답을 받습니다.",
+                    neun(request)
+                )
+            } else {
+                format!(
+                    "{} 퍼거토리에서 타임아웃에 이르러 지금 시점의 상태 그대로 응답을 받습니다. fetch는 읽을 수 있는 만큼을 받고, produce는 REQUEST_TIMED_OUT을 받지만, 이미 리더의 로그에 기록된 레코드는 취소되지 않습니다.",
+                    neun(request)
+                )
+            }
+        }
         TraceKind::HighWatermarkAdvanced { partition, replica, from, to, isr } => format!(
             "리더인 브로커 {replica}에서 {partition}의 하이 워터마크가 {from}에서 {} 올라갔습니다: ISR {isr:?}에 있는 모든 레플리카가 그 아래의 레코드를 갖고 있으므로, 이 레코드들은 커밋되었습니다.",
             ro(to)
