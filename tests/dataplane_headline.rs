@@ -215,6 +215,6 @@ fn an_acks_all_produce_and_a_fetch_hop_by_hop_on_three_brokers() {
     assert_eq!(consumed.len(), 1);
     assert_eq!((consumed[0].offset, consumed[0].key.as_deref(), consumed[0].value.as_deref()), (0, Some("k"), Some("v")));
     // The request ids keep both directions of the story together.
-    assert!(ev.iter().all(|e| request_of(&e.kind) == Some(fetch[0])));
+    assert!(ev.iter().all(|e| e.kind.request() == Some(fetch[0])));
     assert!(ev.iter().any(|e| matches!(&e.kind, TraceKind::Hop { direction: Direction::Response, .. })));
 }

@@ -267,7 +267,7 @@ fn acks_1_answers_after_the_leader_append_without_waiting_for_followers() {
     let trace = sim.trace();
     let answered = trace
         .iter()
-        .position(|e| request_of(&e.kind) == Some(request) && matches!(e.kind, TraceKind::Hop { direction: Direction::Response, from: Stage::LogAppend, .. }))
+        .position(|e| e.kind.request() == Some(request) && matches!(e.kind, TraceKind::Hop { direction: Direction::Response, from: Stage::LogAppend, .. }))
         .expect("the answer left straight from the log append");
     let leader_append = trace
         .iter()

@@ -190,6 +190,33 @@ pub enum TraceKind {
     BrokerStopped { broker: u32 },
 }
 
+impl TraceKind {
+    /// The request this event is about, if it is about one. The UI follows a
+    /// request with it, and tests pick a request's events out of the trace.
+    pub fn request(&self) -> Option<RequestId> {
+        match self {
+            TraceKind::Hop { request, .. }
+            | TraceKind::Sent { request, .. }
+            | TraceKind::RequestQueueFull { request, .. }
+            | TraceKind::NoResponse { request, .. }
+            | TraceKind::Appended { request, .. }
+            | TraceKind::ProduceRejected { request, .. }
+            | TraceKind::DuplicateBatch { request, .. }
+            | TraceKind::LogRead { request, .. }
+            | TraceKind::Parked { request, .. }
+            | TraceKind::PurgatoryCompleted { request, .. }
+            | TraceKind::ProduceCompleted { request, .. }
+            | TraceKind::FetchCompleted { request, .. } => Some(*request),
+            _ => None,
+        }
+    }
+}
+
+/// One request's events, in trace order.
+pub fn events_of(trace: &[TraceEvent], request: RequestId) -> Vec<&TraceEvent> {
+    trace.iter().filter(|e| e.kind.request() == Some(request)).collect()
+}
+
 /// Why a producer's partitioner chose a partition.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum PartitionReason {

@@ -7,29 +7,7 @@ use crate::sim::ids::{NodeId, RequestId, TopicPartition};
 use crate::sim::trace::{Direction, Stage, TraceEvent, TraceKind};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// The request an event is about, if it is about one.
-pub fn request_of(kind: &TraceKind) -> Option<RequestId> {
-    match kind {
-        TraceKind::Hop { request, .. }
-        | TraceKind::Sent { request, .. }
-        | TraceKind::RequestQueueFull { request, .. }
-        | TraceKind::NoResponse { request, .. }
-        | TraceKind::Appended { request, .. }
-        | TraceKind::ProduceRejected { request, .. }
-        | TraceKind::DuplicateBatch { request, .. }
-        | TraceKind::LogRead { request, .. }
-        | TraceKind::Parked { request, .. }
-        | TraceKind::PurgatoryCompleted { request, .. }
-        | TraceKind::ProduceCompleted { request, .. }
-        | TraceKind::FetchCompleted { request, .. } => Some(*request),
-        _ => None,
-    }
-}
-
-/// The request's own events, oldest first.
-pub fn events_of(trace: &[TraceEvent], request: RequestId) -> Vec<&TraceEvent> {
-    trace.iter().filter(|e| request_of(&e.kind) == Some(request)).collect()
-}
+pub use crate::sim::trace::events_of;
 
 /// Did these events move the request: a hop between stages, or a send onto
 /// the network?
@@ -43,7 +21,7 @@ pub fn moved(events: &[TraceEvent], request: RequestId) -> bool {
 /// Has the request's path ended: its response reached the client (or the
 /// follower's fetcher), or acks=0 meant no response at all?
 pub fn finished(trace: &[TraceEvent], request: RequestId) -> bool {
-    trace.iter().rev().filter(|e| request_of(&e.kind) == Some(request)).any(|e| {
+    trace.iter().rev().filter(|e| e.kind.request() == Some(request)).any(|e| {
         matches!(
             e.kind,
             TraceKind::Hop { direction: Direction::Response, to: Stage::Client | Stage::ReplicaFetcher(_), .. }

@@ -157,29 +157,9 @@ pub fn sent_requests(trace: &[TraceEvent], client: NodeId, api: ApiKey) -> Vec<R
         .collect()
 }
 
-/// The request a trace event belongs to, if it belongs to one.
-pub fn request_of(kind: &TraceKind) -> Option<RequestId> {
-    match kind {
-        TraceKind::Hop { request, .. }
-        | TraceKind::Sent { request, .. }
-        | TraceKind::RequestQueueFull { request, .. }
-        | TraceKind::NoResponse { request, .. }
-        | TraceKind::Appended { request, .. }
-        | TraceKind::ProduceRejected { request, .. }
-        | TraceKind::DuplicateBatch { request, .. }
-        | TraceKind::LogRead { request, .. }
-        | TraceKind::Parked { request, .. }
-        | TraceKind::PurgatoryCompleted { request, .. }
-        | TraceKind::ProduceCompleted { request, .. }
-        | TraceKind::FetchCompleted { request, .. } => Some(*request),
-        _ => None,
-    }
-}
-
-/// The events of one request, in trace order.
-pub fn events_of(trace: &[TraceEvent], request: RequestId) -> Vec<&TraceEvent> {
-    trace.iter().filter(|e| request_of(&e.kind) == Some(request)).collect()
-}
+// Not every test file uses it; the allow keeps the others quiet.
+#[allow(unused_imports)]
+pub use kafkascope::sim::trace::events_of;
 
 /// Kafka's murmur2 (Utils.murmur2), written out again here so the tests do
 /// not check the simulation's partitioner against itself.
