@@ -717,6 +717,17 @@ impl ControlMessage {
         }
     }
 
+    /// An answer from the controller rather than a broker's request.
+    pub fn is_response(&self) -> bool {
+        matches!(
+            self,
+            ControlMessage::BrokerRegistrationResponse { .. }
+                | ControlMessage::BrokerHeartbeatResponse { .. }
+                | ControlMessage::MetadataFetchResponse { .. }
+                | ControlMessage::AlterPartitionResponse { .. }
+        )
+    }
+
     pub fn api_name(&self) -> &'static str {
         match self {
             ControlMessage::BrokerRegistrationRequest { .. } => "BrokerRegistration",

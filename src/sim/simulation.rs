@@ -15,7 +15,7 @@ use super::raft::config::RaftConfig;
 use super::record::batch::Header;
 use super::rng::SimRng;
 use super::trace::{Direction, TraceEvent, TraceKind};
-use super::view::{ClusterView, InFlightView};
+use super::view::{BrokerStatus, ClusterView, ControllerView, InFlightView, QuorumView};
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BinaryHeap};
@@ -784,6 +784,12 @@ impl Simulation {
         self.incarnations.get(&node).copied().unwrap_or(0)
     }
 
+    /// How many issued commands have not run yet (each runs as a step of
+    /// its own, after the events already due at the same time).
+    pub fn pending_commands(&self) -> usize {
+        self.queue.iter().filter(|s| matches!(s.event, Event::Command(_))).count()
+    }
+
     /// Whether a broker is down (killed and not restarted).
     pub fn broker_is_down(&self, broker: u32) -> bool {
         self.down.contains(&NodeId::Broker(broker))
@@ -818,38 +824,86 @@ impl Simulation {
                     Client::Producer(p) => producers.push(super::view::producer_view(p)),
                     Client::Consumer(x) => consumers.push(super::view::consumer_view(x)),
                 },
-                // The UI does not draw the controller quorum yet.
                 Node::Controller(_) => {}
             }
+        }
+        let quorum = self.quorum_view();
+        let image = self.committed_image();
+        for b in &mut brokers {
+            b.status = if self.down.contains(&NodeId::Broker(b.id)) {
+                BrokerStatus::Stopped
+            } else if self.config.controllers > 0 && !image.as_ref().is_some_and(|i| i.is_unfenced(b.id)) {
+                BrokerStatus::Fenced
+            } else {
+                BrokerStatus::Running
+            };
         }
         let mut in_flight: Vec<InFlightView> = self
             .queue
             .iter()
             .filter_map(|s| match &s.event {
-                // Quorum RPCs are not drawn yet (the UI has no controllers).
-                Event::Deliver { msg: Message::Raft { .. }, .. } => None,
                 Event::Deliver { from, to, msg, sent_at_ms, .. } => Some(InFlightView {
                     from: *from,
                     to: *to,
                     request: msg.request_id(),
                     api: msg.api_key(),
                     follower_fetch: matches!(msg, Message::Request(r) if r.is_follower_fetch())
-                        || matches!(msg.client(), NodeId::Broker(_)),
+                        || matches!((msg, msg.client()), (Message::Request(_) | Message::Response(_), NodeId::Broker(_))),
                     direction: match msg {
                         Message::Response(_) => Direction::Response,
+                        Message::Control(c) if c.is_response() => Direction::Response,
+                        Message::Raft { msg, .. } if !msg.is_request() => Direction::Response,
                         _ => Direction::Request,
                     },
                     sent_at_ms: *sent_at_ms,
                     arrives_at_ms: s.at_ms,
                     bytes: msg.payload_bytes(),
+                    rpc: msg.raft_api().map(str::to_string),
                 }),
                 _ => None,
             })
             .collect();
         // The heap's internal order is not meaningful; sort for a stable view.
-        in_flight.sort_by_key(|f| (f.arrives_at_ms, f.request));
-        let partitions = super::view::partition_views(&self.topics, &brokers);
-        ClusterView { time_ms: self.now_ms, step: self.steps, brokers, producers, consumers, partitions, in_flight }
+        in_flight.sort_by_key(|f| (f.arrives_at_ms, f.request, f.from, f.to));
+        let partitions = super::view::partition_views(&self.topics, &brokers, image.as_ref());
+        ClusterView { time_ms: self.now_ms, step: self.steps, brokers, producers, consumers, partitions, in_flight, quorum }
+    }
+
+    /// The controller quorum as the UI draws it; None without controllers.
+    fn quorum_view(&self) -> Option<QuorumView> {
+        if self.config.controllers == 0 {
+            return None;
+        }
+        let active = self.active_controller();
+        let controllers: Vec<ControllerView> = self
+            .controllers()
+            .map(|c| ControllerView {
+                id: c.id(),
+                alive: c.is_alive(),
+                active: Some(c.id()) == active,
+                raft: c.raft().map(|r| r.view()),
+                log_end_offset: c.log_len(),
+            })
+            .collect();
+        let epoch = controllers.iter().filter_map(|c| c.raft.as_ref().map(|r| r.epoch)).max().unwrap_or(0);
+        Some(QuorumView { majority: self.config.controllers / 2 + 1, controllers, active, epoch })
+    }
+
+    /// The committed metadata image the cluster acts on: the active
+    /// controller's, or while there is none the most advanced live voter's.
+    /// None without controllers, or when every controller is down.
+    pub fn committed_image(&self) -> Option<super::controller::MetadataImage> {
+        if self.config.controllers == 0 {
+            return None;
+        }
+        let source = match self.active_controller() {
+            Some(id) => self.controller(id),
+            None => self
+                .controllers()
+                .filter(|c| c.is_alive())
+                .max_by_key(|c| (c.raft().and_then(|r| r.high_watermark()).unwrap_or(0), std::cmp::Reverse(c.id()))),
+        }?;
+        Some(source.image(true))
     }
 }
 

@@ -191,6 +191,37 @@ pub enum TraceKind {
 }
 
 impl TraceKind {
+    /// A control-plane event a learner steps to with "Next controller
+    /// event": a controller or broker starting or stopping, an election, a
+    /// new active controller, a metadata record appended, committed (the
+    /// Raft high watermark passing it) or applied by a broker, a broker's
+    /// registration or expired session. Raft's routine fetches and the
+    /// heartbeats are not: they come every few hundred milliseconds.
+    pub fn is_controller_event(&self) -> bool {
+        use super::raft::output::RaftEvent as R;
+        match self {
+            TraceKind::ControllerStarted { .. }
+            | TraceKind::ControllerStopped { .. }
+            | TraceKind::ControllerActivated { .. }
+            | TraceKind::MetadataRecordAppended { .. }
+            | TraceKind::MetadataRecordApplied { .. }
+            | TraceKind::BrokerSessionExpired { .. }
+            | TraceKind::BrokerRegistered { .. }
+            | TraceKind::BrokerStarted { .. }
+            | TraceKind::BrokerStopped { .. } => true,
+            TraceKind::Raft { event, .. } => matches!(
+                event,
+                R::BecameProspective { .. }
+                    | R::BecameCandidate { .. }
+                    | R::BecameLeader { .. }
+                    | R::Resigned { .. }
+                    | R::ElectionLost { .. }
+                    | R::HighWatermarkAdvanced { .. }
+            ),
+            _ => false,
+        }
+    }
+
     /// The request this event is about, if it is about one. The UI follows a
     /// request with it, and tests pick a request's events out of the trace.
     pub fn request(&self) -> Option<RequestId> {

@@ -8,6 +8,7 @@ use super::ids::{NodeId, RequestId, TopicPartition};
 use super::log::log::SegmentView;
 use super::protocol::ApiKey;
 use super::purgatory::timing_wheel::WheelView;
+use super::raft::state::RaftView;
 use super::trace::{Direction, WaitReason};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -115,6 +116,47 @@ pub struct BrokerView {
     pub socket_send_buffer: Vec<Token>,
     pub replicas: Vec<ReplicaView>,
     pub fetchers: Vec<FetcherView>,
+    /// What the control plane says of this broker (set by the simulation,
+    /// which knows whether the process runs and what the metadata log says).
+    pub status: BrokerStatus,
+}
+
+/// A broker as the controller quorum sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BrokerStatus {
+    /// Registered and unfenced: it may lead partitions and serve clients
+    /// (or, with no controllers, simply running).
+    Running,
+    /// Running but fenced: not registered yet, not caught up with the
+    /// metadata log, or its session expired (no heartbeat in
+    /// broker.session.timeout.ms).
+    Fenced,
+    /// The process is down (killed and not restarted).
+    Stopped,
+}
+
+/// One controller of the KRaft quorum.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ControllerView {
+    pub id: u32,
+    pub alive: bool,
+    /// The active controller: the Raft leader of the newest epoch.
+    pub active: bool,
+    /// Its Raft state while the process runs.
+    pub raft: Option<RaftView>,
+    /// The metadata log's end offset (kept on disk across a crash).
+    pub log_end_offset: i64,
+}
+
+/// The controller quorum: who is active, in which epoch.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QuorumView {
+    pub controllers: Vec<ControllerView>,
+    pub active: Option<u32>,
+    /// The newest epoch any live voter is in.
+    pub epoch: i32,
+    /// How many voters make a majority.
+    pub majority: u32,
 }
 
 /// A partition across the cluster: its replicas on every broker.
@@ -173,6 +215,9 @@ pub struct InFlightView {
     pub sent_at_ms: u64,
     pub arrives_at_ms: u64,
     pub bytes: u32,
+    /// A control-plane RPC's Kafka name (Vote, BeginQuorumEpoch, Fetch of
+    /// the metadata log, BrokerHeartbeat, ...); None for data-plane traffic.
+    pub rpc: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -184,6 +229,8 @@ pub struct ClusterView {
     pub consumers: Vec<ConsumerView>,
     pub partitions: Vec<PartitionView>,
     pub in_flight: Vec<InFlightView>,
+    /// None when the cluster runs without controllers (static metadata).
+    pub quorum: Option<QuorumView>,
 }
 
 impl ClusterView {
@@ -244,7 +291,15 @@ pub(crate) fn consumer_view(c: &Consumer) -> ConsumerView {
 
 /// Each partition's cluster-wide picture, from the leader's replica where
 /// there is one.
-pub(crate) fn partition_views(topics: &BTreeMap<String, TopicSpec>, brokers: &[BrokerView]) -> Vec<PartitionView> {
+///
+/// With a controller quorum, the leader, leader epoch and ISR are the
+/// committed metadata's (`image`), as the cluster knows them: a killed
+/// leader stays the leader until the active controller fences it.
+pub(crate) fn partition_views(
+    topics: &BTreeMap<String, TopicSpec>,
+    brokers: &[BrokerView],
+    image: Option<&super::controller::MetadataImage>,
+) -> Vec<PartitionView> {
     let mut out = Vec::new();
     for t in topics.values() {
         for p in 0..t.partitions {
@@ -263,7 +318,7 @@ pub(crate) fn partition_views(topics: &BTreeMap<String, TopicSpec>, brokers: &[B
                 .iter()
                 .filter_map(|b| replicas.iter().find(|r| r.broker == *b).map(|r| (r.broker, r.log_end_offset, r.high_watermark)))
                 .collect();
-            out.push(PartitionView {
+            let mut view = PartitionView {
                 topic: t.name.clone(),
                 partition: p,
                 replicas: base.replicas.clone(),
@@ -272,7 +327,24 @@ pub(crate) fn partition_views(topics: &BTreeMap<String, TopicSpec>, brokers: &[B
                 isr: base.isr.clone(),
                 high_watermark: leader_view.map(|l| l.high_watermark).unwrap_or(base.high_watermark),
                 replica_offsets,
-            });
+            };
+            if let Some(record) = image.and_then(|i| i.partitions.get(&TopicPartition::new(t.name.clone(), p))) {
+                view.leader = record.leader;
+                view.leader_epoch = record.leader_epoch;
+                view.isr = record.isr.clone();
+                // The partition's HW is its leader's; an offline partition
+                // keeps the last HW a replica knew.
+                if let Some(hw) = brokers
+                    .iter()
+                    .filter(|b| Some(b.id) == record.leader)
+                    .flat_map(|b| b.replicas.iter())
+                    .find(|r| r.topic == t.name && r.partition == p)
+                    .map(|r| r.high_watermark)
+                {
+                    view.high_watermark = hw;
+                }
+            }
+            out.push(view);
         }
     }
     out

@@ -11,7 +11,7 @@ use crate::sim::ids::{NodeId, RequestId};
 use crate::sim::protocol::ApiKey;
 use crate::sim::simulation::Command;
 use crate::sim::trace::{Direction, Stage as SimStage};
-use crate::sim::view::{BrokerView, ClusterView, ConsumerView, PartitionView, ProducerView, Token};
+use crate::sim::view::{BrokerStatus, BrokerView, ClusterView, ConsumerView, PartitionView, ProducerView, Token};
 use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::rc::Rc;
@@ -140,6 +140,11 @@ impl Default for AppState {
 /// 1.8 times the one before.
 pub const SPEEDS: [u32; 13] = [1, 2, 3, 6, 10, 18, 32, 56, 100, 178, 316, 562, 1000];
 
+/// How far ahead in simulated time "Next controller event" looks: longer
+/// than broker.session.timeout.ms and any election, so nothing pending is
+/// missed; a quiet, healthy cluster has no such events at all.
+pub const NEXT_CONTROLLER_EVENT_WINDOW_MS: u64 = 60_000;
+
 /// How many steps Next hop tries before it gives up on the request moving.
 pub const NEXT_HOP_LIMIT: u32 = 20_000;
 
@@ -184,6 +189,10 @@ pub enum Action {
     Follow(Followed),
     Unfollow,
     NextHop,
+    /// Kill or restart a broker or a controller: it runs at once.
+    Fault(Command),
+    /// Step until the control plane does something a learner would watch.
+    NextControllerEvent,
 }
 
 impl Reducible for AppState {
@@ -328,6 +337,19 @@ impl Reducible for AppState {
                 next.follow_stalled = false;
                 Ok(())
             }
+            Action::NextControllerEvent => {
+                next.playing = false;
+                let found = next.session.borrow_mut().seek(NEXT_CONTROLLER_EVENT_WINDOW_MS, |e| e.kind.is_controller_event());
+                if found {
+                    Ok(())
+                } else {
+                    Err(next.lang.texts().no_controller_event.to_string())
+                }
+            }
+            Action::Fault(command) => {
+                next.playing = false;
+                next.session.borrow_mut().command_now(command).map_err(|e| e.to_string())
+            }
             Action::NextHop => {
                 next.playing = false;
                 if let Some(f) = &next.followed {
@@ -434,6 +456,10 @@ pub fn app() -> Html {
             copy_address_to_clipboard(move || copied.dispatch(Action::ShareCopied));
         })
     };
+    let on_fault = {
+        let state = state.clone();
+        Callback::from(move |c: Command| state.dispatch(Action::Fault(c)))
+    };
     let follow_context = FollowContext {
         followed: followed.as_ref().map(|f| f.request),
         releasers: Rc::new(release.as_ref().map(|r| r.fetches.clone()).unwrap_or_default()),
@@ -483,6 +509,10 @@ pub fn app() -> Html {
                         } else {
                             <button onclick={dispatcher(&state, || Action::Play)} disabled={!can_step} aria-label="Play" title="Play (Space)">{ t.play }</button>
                         }
+                        if view.quorum.is_some() {
+                            <button class="secondary" onclick={dispatcher(&state, || Action::NextControllerEvent)} disabled={!can_step}
+                                aria-label="Next controller event" title={t.next_controller_event_hint}>{ t.next_controller_event }</button>
+                        }
                         <span class="speed">
                             <label for="speed">{ t.speed }</label>
                             <input id="speed" type="range" min="0" max={(SPEEDS.len() - 1).to_string()} value={state.speed.to_string()}
@@ -524,8 +554,12 @@ pub fn app() -> Html {
                         finished={*finished} stalled={state.follow_stalled} can_step={can_step}
                         on_next={dispatcher(&state, || Action::NextHop)} on_stop={dispatcher(&state, || Action::Unfollow)} />
                 }
-                <Partitions partitions={view.partitions.clone()} />
-                <Cluster view={view.clone()} visited={Rc::new(visited)} />
+                <Partitions partitions={view.partitions.clone()}
+                    stopped={view.brokers.iter().filter(|b| b.status == BrokerStatus::Stopped).map(|b| b.id).collect::<Vec<_>>()} />
+                if let Some(q) = &view.quorum {
+                    <super::quorum::Quorum quorum={q.clone()} on_fault={on_fault.clone()} />
+                }
+                <Cluster view={view.clone()} visited={Rc::new(visited)} on_fault={on_fault.clone()} />
                 <div class="clients">
                     <Produced producers={view.producers.clone()} />
                     <Consumed consumers={view.consumers.clone()} />
@@ -1023,6 +1057,8 @@ fn fetch_form(props: &FetchFormProps) -> Html {
 #[derive(Properties, PartialEq)]
 struct PartitionsProps {
     partitions: Vec<PartitionView>,
+    /// Brokers that are down, to mark their replicas.
+    stopped: Vec<u32>,
 }
 
 #[function_component(Partitions)]
@@ -1049,7 +1085,10 @@ fn partitions(props: &PartitionsProps) -> Html {
                             let leads = Some(*b) == p.leader;
                             let (role, role_text) = if leads { ("leader", t.leader_word) } else { ("follower", t.follower_word) };
                             let in_isr = p.isr.contains(b);
-                            let isr_note = if in_isr { String::new() } else { format!(", {}", t.out_of_isr) };
+                            let mut isr_note = if in_isr { String::new() } else { format!(", {}", t.out_of_isr) };
+                            if props.stopped.contains(b) {
+                                isr_note.push_str(&format!(", {}", t.status_stopped));
+                            }
                             html! {
                                 <li class={classes!("replica-bar", role, (!in_isr).then_some("out-of-isr"))}>
                                     <span class="replica-name">{ format!("{} {b} ({role_text}{isr_note})", t.broker) }</span>
@@ -1075,6 +1114,7 @@ struct ClusterProps {
     view: ClusterView,
     /// The stages of each broker the followed request has been in.
     visited: Rc<std::collections::BTreeMap<u32, BTreeSet<SimStage>>>,
+    on_fault: Callback<Command>,
 }
 
 #[function_component(Cluster)]
@@ -1086,8 +1126,18 @@ fn cluster(props: &ClusterProps) -> Html {
             <p class="legend" aria-label="Legend">
                 { for legend(t).into_iter().map(|(t, text)| html! { <span class="legend-item"><TokenChip token={t} />{ text }</span> }) }
                 <span class="legend-item"><span class="token produce followed" aria-hidden="true">{ "Produce" }</span>{ t.legend_followed }</span>
+                if view.quorum.is_some() {
+                    <span class="legend-item">
+                        <span class="token raft" aria-hidden="true">{ "Vote" }</span>
+                        <span class="token broker-control" aria-hidden="true">{ "BrokerHeartbeat" }</span>
+                        { t.legend_control }
+                    </span>
+                }
             </p>
             <p class="hint follow-hint">{ t.follow_hint }</p>
+            if view.quorum.is_some() {
+                <p class="hint faults-hint">{ t.faults_hint }</p>
+            }
             <div class="network-box" aria-label="Network">
                 <h3>{ t.on_the_network }</h3>
                 if view.in_flight.is_empty() {
@@ -1098,7 +1148,11 @@ fn cluster(props: &ClusterProps) -> Html {
                     let token = Token { request: f.request, api: f.api, direction: f.direction, follower_fetch: f.follower_fetch };
                     html! {
                         <li>
-                            <TokenChip token={token} />
+                            if let Some(rpc) = &f.rpc {
+                                <span class={classes!("token", control_class(rpc), (f.direction == Direction::Response).then_some("response"))}>{ rpc.clone() }</span>
+                            } else {
+                                <TokenChip token={token} />
+                            }
                             <span class="route">{ format!(" {} → {} ({} {} ms)", f.from, f.to, t.arrives, f.arrives_at_ms) }</span>
                         </li>
                     }
@@ -1106,9 +1160,21 @@ fn cluster(props: &ClusterProps) -> Html {
                 </ul>
             </div>
             { for view.brokers.iter().map(|b| html! {
-                <Broker broker={b.clone()} visited={props.visited.get(&b.id).cloned().unwrap_or_default()} />
+                <Broker broker={b.clone()} visited={props.visited.get(&b.id).cloned().unwrap_or_default()}
+                    on_fault={view.quorum.is_some().then(|| props.on_fault.clone())} />
             }) }
         </section>
+    }
+}
+
+/// The colour class of a control-plane RPC: the quorum's own (Vote,
+/// BeginQuorumEpoch, EndQuorumEpoch, its Fetch) or a broker's
+/// (BrokerRegistration, BrokerHeartbeat, the metadata Fetch, AlterPartition).
+fn control_class(rpc: &str) -> &'static str {
+    if rpc.starts_with("Broker") || rpc.contains("__cluster_metadata") || rpc.starts_with("AlterPartition") {
+        "broker-control"
+    } else {
+        "raft"
     }
 }
 
@@ -1131,6 +1197,8 @@ struct BrokerProps {
     broker: BrokerView,
     /// The stages here that the followed request has been in.
     visited: BTreeSet<SimStage>,
+    /// Kill and restart, when there is a control plane to heal the cluster.
+    on_fault: Option<Callback<Command>>,
 }
 
 #[function_component(Broker)]
@@ -1153,8 +1221,13 @@ fn broker(props: &BrokerProps) -> Html {
         })
         .collect();
     html! {
-        <section class="broker" role="region" aria-label={label.clone()}>
-            <h2>{ format!("{} {}", t.broker, b.id) }</h2>
+        <section class={classes!("broker", status_class(b.status))} role="region" aria-label={label.clone()}>
+            <div class="node-head">
+                <h2>{ format!("{} {}", t.broker, b.id) }</h2>
+                if let Some(on_fault) = &props.on_fault {
+                    <super::quorum::BrokerFault broker={b.id} status={b.status} on_fault={on_fault.clone()} />
+                }
+            </div>
             <div class="pipeline">
                 <Stage title="Socket receive buffer" shown={t.socket_receive_buffer} tokens={b.socket_receive_buffer.clone()}
                     visited={seen(SimStage::SocketReceiveBuffer)} />
@@ -1199,7 +1272,12 @@ fn broker(props: &BrokerProps) -> Html {
                 { for b.replicas.iter().map(|r| html! {
                     <div class={classes!("replica", r.is_leader.then_some("leader"))}>
                         <strong>{ format!("{}-{}", r.topic, r.partition) }</strong>
-                        <span>{ format!(" {}", if r.is_leader { t.leader_word } else { t.follower_word }) }</span>
+                        <span>{ format!(" {}", match (b.status, r.is_leader) {
+                            // A stopped broker has no role; its log waits on disk.
+                            (BrokerStatus::Stopped, _) => t.log_on_disk,
+                            (_, true) => t.leader_word,
+                            (_, false) => t.follower_word,
+                        }) }</span>
                         <span class="replica-offsets">{ format!(" · LEO {} · HW {} · {} {}", r.log_end_offset, r.high_watermark, r.segments.len(), t.segments) }</span>
                     </div>
                 }) }
@@ -1213,6 +1291,14 @@ fn broker(props: &BrokerProps) -> Html {
                 </p>
             }
         </section>
+    }
+}
+
+fn status_class(status: BrokerStatus) -> &'static str {
+    match status {
+        BrokerStatus::Running => "running",
+        BrokerStatus::Fenced => "fenced",
+        BrokerStatus::Stopped => "stopped",
     }
 }
 

@@ -110,6 +110,27 @@ pub struct Texts {
     pub legend_follower_fetch: &'static str,
     pub legend_metadata: &'static str,
     pub legend_response: &'static str,
+    pub log_on_disk: &'static str,
+    pub next_controller_event: &'static str,
+    pub next_controller_event_hint: &'static str,
+    pub no_controller_event: &'static str,
+    pub controller_quorum: &'static str,
+    pub controller: &'static str,
+    pub active_controller: &'static str,
+    pub none_word: &'static str,
+    pub quorum_intro: &'static str,
+    pub no_active_controller: &'static str,
+    pub metadata_log: &'static str,
+    pub voted_for: &'static str,
+    pub kill: &'static str,
+    pub restart: &'static str,
+    pub status_running: &'static str,
+    pub status_fenced: &'static str,
+    pub status_stopped: &'static str,
+    pub status_fenced_hint: &'static str,
+    pub status_stopped_hint: &'static str,
+    pub legend_control: &'static str,
+    pub faults_hint: &'static str,
     pub response_word: &'static str,
     pub follower_fetch_label: &'static str,
     pub segment_inspector: &'static str,
@@ -234,6 +255,27 @@ pub static EN: Texts = Texts {
     legend_follower_fetch: "a follower copying the leader",
     legend_metadata: "who leads what",
     legend_response: "outlined: a response",
+    log_on_disk: "log kept on disk",
+    next_controller_event: "Next controller event",
+    next_controller_event_hint: "Step until the control plane acts: an election, a new active controller, a metadata record, a fenced or registered broker.",
+    no_controller_event: "No controller event in the next 60 s of simulated time: the control plane is quiet (only heartbeats and fetches), so the run stayed where it was.",
+    controller_quorum: "Controller quorum",
+    controller: "Controller",
+    active_controller: "Active controller",
+    none_word: "none",
+    quorum_intro: "The active controller is the Raft leader of the KRaft quorum. It appends metadata records (registrations, fencing, new leaders); the voters replicate them by fetching, and a record counts once a majority has it.",
+    no_active_controller: "No active controller. Without a majority of voters nothing in the metadata can change: no broker is fenced and no partition gets a new leader until enough controllers are back.",
+    metadata_log: "metadata log",
+    voted_for: "voted for",
+    kill: "Kill",
+    restart: "Restart",
+    status_running: "running",
+    status_fenced: "fenced",
+    status_stopped: "stopped",
+    status_fenced_hint: "Fenced: the active controller does not let it lead or take part yet (not registered, not caught up with the metadata log, or no heartbeat within broker.session.timeout.ms).",
+    status_stopped_hint: "Stopped: the process is down. Its log segments survive, as a disk survives a crash; the controller fences it once its session times out.",
+    legend_control: "control plane: Vote, BeginQuorumEpoch, metadata Fetch, BrokerHeartbeat",
+    faults_hint: "Kill a broker or a controller to watch fencing and re-election: a killed partition leader stays the leader in the metadata until the active controller fences it, about broker.session.timeout.ms (9 s) later.",
     response_word: "response",
     follower_fetch_label: "Follower Fetch",
     segment_inspector: "Segment inspector",
@@ -259,7 +301,7 @@ pub static EN: Texts = Texts {
     setup_intro: "Choose a cluster, then Apply setup to start a fresh run with it. A setup that is refused leaves the current run as it is.",
     brokers: "Brokers",
     controllers: "Controllers",
-    controllers_note: "KRaft controllers (1, 3 or 5) arrive with the control plane. Until then the brokers are handed their metadata at start.",
+    controllers_note: "KRaft controller voters. The active controller is the Raft leader among them; it needs a majority (2 of 3, 3 of 5) to change metadata.",
     topics: "Topics",
     topic_name: "Name",
     partitions_field: "Partitions",
@@ -358,6 +400,27 @@ pub static KO: Texts = Texts {
     legend_follower_fetch: "리더를 복제하는 팔로워",
     legend_metadata: "누가 리더인지 묻기",
     legend_response: "테두리만: 응답",
+    log_on_disk: "디스크에 남은 로그",
+    next_controller_event: "다음 컨트롤러 이벤트",
+    next_controller_event_hint: "컨트롤 플레인이 움직일 때까지 진행합니다: 선거, 새 액티브 컨트롤러, 메타데이터 레코드, 펜싱되거나 등록된 브로커.",
+    no_controller_event: "앞으로 시뮬레이션 시간 60초 안에 컨트롤러 이벤트가 없습니다. 컨트롤 플레인이 조용하므로(하트비트와 페치뿐) 지금 위치에 그대로 있습니다.",
+    controller_quorum: "컨트롤러 쿼럼",
+    controller: "컨트롤러",
+    active_controller: "액티브 컨트롤러",
+    none_word: "없음",
+    quorum_intro: "액티브 컨트롤러는 KRaft 쿼럼의 Raft 리더입니다. 메타데이터 레코드(등록, 펜싱, 새 리더)를 추가하고, 투표자들이 페치로 복제하며, 과반이 가진 레코드만 확정됩니다.",
+    no_active_controller: "액티브 컨트롤러가 없습니다. 투표자 과반이 없으면 메타데이터는 아무것도 바뀌지 않습니다. 컨트롤러가 충분히 돌아올 때까지 어떤 브로커도 펜싱되지 않고 어떤 파티션도 새 리더를 얻지 못합니다.",
+    metadata_log: "메타데이터 로그",
+    voted_for: "투표한 대상",
+    kill: "종료",
+    restart: "재시작",
+    status_running: "실행 중",
+    status_fenced: "펜싱됨",
+    status_stopped: "중지됨",
+    status_fenced_hint: "펜싱됨: 액티브 컨트롤러가 아직 이 브로커를 리더로 쓰지 않습니다(등록 전이거나, 메타데이터 로그를 따라잡지 못했거나, broker.session.timeout.ms 안에 하트비트가 없었습니다).",
+    status_stopped_hint: "중지됨: 프로세스가 내려갔습니다. 디스크가 크래시에도 남듯 로그 세그먼트는 남아 있고, 세션이 만료되면 컨트롤러가 펜싱합니다.",
+    legend_control: "컨트롤 플레인: Vote, BeginQuorumEpoch, 메타데이터 Fetch, BrokerHeartbeat",
+    faults_hint: "브로커나 컨트롤러를 종료해 펜싱과 재선출을 지켜보세요. 종료된 파티션 리더는 액티브 컨트롤러가 펜싱할 때까지(약 broker.session.timeout.ms, 9초 뒤) 메타데이터에서 리더로 남습니다.",
     response_word: "응답",
     follower_fetch_label: "팔로워 Fetch",
     segment_inspector: "세그먼트 인스펙터",
@@ -383,7 +446,7 @@ pub static KO: Texts = Texts {
     setup_intro: "클러스터를 고른 뒤 설정 적용을 누르면 그 클러스터로 새 실행을 시작합니다. 거부된 설정은 지금의 실행을 그대로 둡니다.",
     brokers: "브로커 수",
     controllers: "컨트롤러",
-    controllers_note: "KRaft 컨트롤러(1, 3, 5대)는 컨트롤 플레인과 함께 들어옵니다. 그때까지 브로커는 시작할 때 메타데이터를 건네받습니다.",
+    controllers_note: "KRaft 컨트롤러 투표자입니다. 액티브 컨트롤러는 이들 중 Raft 리더이며, 메타데이터를 바꾸려면 과반(3대 중 2대, 5대 중 3대)이 필요합니다.",
     topics: "토픽",
     topic_name: "이름",
     partitions_field: "파티션 수",
@@ -456,17 +519,20 @@ pub fn setup_summary(lang: Lang, s: &Setup) -> String {
     };
     match lang {
         Lang::En => format!(
-            "{} broker{} · {} · acks={} · min.insync.replicas={} · {unclean} · seed {}",
+            "{} broker{} · {} controller{} · {} · acks={} · min.insync.replicas={} · {unclean} · seed {}",
             s.brokers,
             if s.brokers == 1 { "" } else { "s" },
+            s.controllers,
+            if s.controllers == 1 { "" } else { "s" },
             topics.join(", "),
             acks_name(s.acks),
             s.min_insync_replicas,
             s.seed
         ),
         Lang::Ko => format!(
-            "브로커 {}대 · {} · acks={} · min.insync.replicas={} · {unclean} · 시드 {}",
+            "브로커 {}대 · 컨트롤러 {}대 · {} · acks={} · min.insync.replicas={} · {unclean} · 시드 {}",
             s.brokers,
+            s.controllers,
             topics.join(", "),
             acks_name(s.acks),
             s.min_insync_replicas,
@@ -509,6 +575,8 @@ pub fn setup_error(lang: Lang, e: &SetupError, setup: Option<&Setup>) -> String 
         (Lang::Ko, SetupError::NotANumber { field, text }) => {
             format!("{}는 0 이상의 정수여야 합니다({text:?}는 쓸 수 없습니다).", field_name(lang, field))
         }
+        (Lang::En, SetupError::Controllers(n)) => format!("A KRaft quorum here has 1, 3 or 5 controllers, not {n}."),
+        (Lang::Ko, SetupError::Controllers(n)) => format!("여기서 KRaft 쿼럼은 컨트롤러 1대, 3대 또는 5대입니다({n}대는 안 됩니다)."),
         (Lang::En, SetupError::Brokers(n)) => format!("The page runs 1 to {MAX_BROKERS} brokers, not {n}."),
         (Lang::Ko, SetupError::Brokers(n)) => format!("이 페이지는 브로커를 1대에서 {MAX_BROKERS}대까지 돌립니다({n}대는 안 됩니다)."),
         (Lang::En, SetupError::Topics(n)) => format!("A setup has 1 to {MAX_TOPICS} topics, not {n}."),
@@ -752,5 +820,30 @@ mod tests {
             assert_eq!(lang.other().other(), lang);
         }
         assert_eq!(Lang::from_code("fr"), None);
+    }
+}
+
+/// A Raft role under KRaft's state names (QuorumState), in the page's language.
+pub fn raft_role(lang: Lang, role: &str) -> String {
+    let ko = match role {
+        "Leader" => "리더",
+        "Follower" => "팔로워",
+        "Candidate" => "후보",
+        "Prospective" => "예비 후보",
+        "Unattached" => "미소속",
+        "Resigned" => "사임",
+        other => other,
+    };
+    match lang {
+        Lang::En => role.to_string(),
+        Lang::Ko => format!("{ko} ({role})"),
+    }
+}
+
+/// "epoch 3 · majority 2 of 3".
+pub fn quorum_facts(lang: Lang, epoch: i32, majority: u32, voters: usize) -> String {
+    match lang {
+        Lang::En => format!("epoch {epoch} · majority {majority} of {voters}"),
+        Lang::Ko => format!("에포크 {epoch} · 과반 {voters}대 중 {majority}대"),
     }
 }

@@ -5,6 +5,7 @@ pub mod i18n;
 pub mod inspector;
 pub mod narrate;
 pub mod narrate_ko;
+pub mod quorum;
 pub mod follow;
 pub mod session;
 pub mod setup;

@@ -53,6 +53,35 @@ impl Session {
         })
     }
 
+    /// A session stepped until the cluster is up: an active controller,
+    /// every broker registered and unfenced, every partition with a leader
+    /// that knows it leads. The boot stays on the timeline, so Step back
+    /// walks into the election and the registrations.
+    pub fn booted(config: ClusterConfig, seed: u64) -> Result<Self, ConfigError> {
+        let mut session = Self::new(config, seed)?;
+        while !session.cluster_is_up() && session.positions.len() <= BOOT_STEP_LIMIT {
+            if !session.step() {
+                break;
+            }
+        }
+        Ok(session)
+    }
+
+    fn cluster_is_up(&self) -> bool {
+        let view = self.sim.view();
+        let Some(quorum) = &view.quorum else {
+            return true;
+        };
+        quorum.active.is_some()
+            && view.brokers.iter().all(|b| b.status == crate::sim::view::BrokerStatus::Running)
+            && !view.partitions.is_empty()
+            && view.partitions.iter().all(|p| {
+                p.leader.is_some_and(|l| {
+                    view.replica(&p.topic, p.partition, l).is_some_and(|r| r.is_leader && r.leader_epoch == p.leader_epoch)
+                })
+            })
+    }
+
     pub fn sim(&self) -> &Simulation {
         &self.sim
     }
@@ -141,6 +170,21 @@ impl Session {
             }
         }
         (done, false)
+    }
+
+    /// Steps until an event `wanted` picks out, within `window_ms` of
+    /// simulated time. When none comes, the session goes back to where it
+    /// was (the steps it looked through stay on the timeline as its future)
+    /// and returns false, so a quiet cluster does not jump ahead for nothing.
+    pub fn seek(&mut self, window_ms: u64, wanted: impl Fn(&TraceEvent) -> bool) -> bool {
+        let (start, until) = (self.cursor, self.sim.now_ms() + window_ms);
+        while self.sim.next_event_ms().is_some_and(|t| t <= until) && self.step() {
+            if self.last_step_trace().iter().any(&wanted) {
+                return true;
+            }
+        }
+        self.go_to(start);
+        false
     }
 
     /// How many positions the timeline holds.
@@ -258,6 +302,15 @@ impl Session {
         Ok(())
     }
 
+    /// Issues a command and steps until it has run, so that a fault the
+    /// learner clicks shows at once. Each of those is an ordinary step on
+    /// the timeline, so replay gives the same run.
+    pub fn command_now(&mut self, command: Command) -> Result<(), CommandError> {
+        self.command(command)?;
+        while self.sim.pending_commands() > 0 && self.step() {}
+        Ok(())
+    }
+
     /// What the last step did, to narrate.
     pub fn last_step_trace(&self) -> &[TraceEvent] {
         self.sim.trace_of_step(self.sim.steps())
@@ -270,6 +323,10 @@ impl Session {
 pub fn default_cluster() -> ClusterConfig {
     super::setup::Setup::default().cluster_config()
 }
+
+/// The most steps a boot may take before the page shows the cluster
+/// anyway (a quorum that cannot elect, say), so opening never hangs.
+const BOOT_STEP_LIMIT: usize = 20_000;
 
 /// The most steps a share link may ask to replay, so a hand-made link cannot
 /// freeze the page.
@@ -298,13 +355,31 @@ pub enum ReplayError {
 
 impl Default for Session {
     fn default() -> Self {
-        Self::new(default_cluster(), DEFAULT_SEED).expect("the default cluster is valid")
+        Self::booted(default_cluster(), DEFAULT_SEED).expect("the default cluster is valid")
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The default cluster at step 0, before its boot.
+    fn fresh() -> Session {
+        Session::new(default_cluster(), DEFAULT_SEED).unwrap()
+    }
+
+    #[test]
+    fn the_default_session_opens_booted_and_steps_back_into_the_boot() {
+        let mut s = Session::default();
+        let booted_at = s.sim().steps();
+        assert!(booted_at > 10, "the election and registrations took steps: {booted_at}");
+        assert!(s.view().partitions.iter().all(|p| p.leader.is_some()));
+        assert!(s.step_back());
+        assert_eq!(s.sim().steps(), booted_at - 1);
+        s.go_to(0);
+        assert_eq!(s.view().step, 0);
+        assert!(s.view().quorum.unwrap().active.is_none(), "at step 0 nobody has been elected");
+    }
 
     fn produce() -> Command {
         Command::Produce {
@@ -320,7 +395,7 @@ mod tests {
 
     #[test]
     fn step_back_restores_the_previous_state_exactly() {
-        let mut s = Session::default();
+        let mut s = fresh();
         s.command(produce()).unwrap();
         for _ in 0..5 {
             assert!(s.step());
@@ -340,7 +415,7 @@ mod tests {
 
     #[test]
     fn step_back_far_from_a_snapshot_replays_exactly() {
-        let mut s = Session::default();
+        let mut s = fresh();
         let mut views = vec![s.view()];
         for i in 0..300 {
             if i % 50 == 10 {
@@ -368,7 +443,7 @@ mod tests {
         s.go_to(20);
         assert_eq!(s.view(), views[20]);
         let hash_at_20 = s.sim().trace_hash();
-        let mut again = Session::default();
+        let mut again = fresh();
         for i in 0..20 {
             if i % 50 == 10 {
                 again.command(produce()).unwrap();
@@ -381,7 +456,7 @@ mod tests {
 
     #[test]
     fn a_command_after_stepping_back_replaces_the_future() {
-        let mut s = Session::default();
+        let mut s = fresh();
         for _ in 0..10 {
             s.step();
         }
@@ -400,7 +475,7 @@ mod tests {
     /// A session built by stepping, commanding, scrubbing back and
     /// commanding again, so the log has a replaced future in its past.
     fn a_winding_session() -> Session {
-        let mut s = Session::default();
+        let mut s = fresh();
         s.command(produce()).unwrap();
         for _ in 0..40 {
             s.step();
@@ -474,8 +549,44 @@ mod tests {
     }
 
     #[test]
-    fn step_back_at_the_start_does_nothing() {
+    fn a_command_now_has_run_when_it_returns() {
         let mut s = Session::default();
+        let before = s.sim().steps();
+        s.command_now(Command::KillBroker { broker: 1 }).unwrap();
+        assert!(s.sim().broker_is_down(1));
+        assert!(s.sim().steps() > before);
+        assert!(s.last_step_trace().iter().any(|e| matches!(e.kind, crate::sim::trace::TraceKind::BrokerStopped { broker: 1 })));
+        assert_eq!(s.command_now(Command::KillBroker { broker: 1 }), Err(CommandError::BrokerAlreadyStopped(1)));
+        // Step back undoes the kill like any step.
+        assert!(s.step_back());
+        assert!(!s.sim().broker_is_down(1));
+    }
+
+    #[test]
+    fn seek_finds_the_next_controller_event_or_stays_put() {
+        let mut s = Session::default();
+        s.command_now(Command::KillBroker { broker: 0 }).unwrap();
+        let killed_at = s.sim().now_ms();
+        let expired = |e: &TraceEvent| matches!(e.kind, crate::sim::trace::TraceKind::BrokerSessionExpired { broker: 0, .. });
+        assert!(s.seek(60_000, expired));
+        assert!(s.sim().now_ms() >= killed_at + 9_000, "fenced after broker.session.timeout.ms");
+        assert!(s.last_step_trace().iter().any(|e| e.kind.is_controller_event()), "a session expiry is a controller event");
+        // The rest of the failover, then a quiet cluster: a seek that finds
+        // nothing leaves the session where it was.
+        let mut found = 0;
+        while s.seek(60_000, |e| e.kind.is_controller_event()) {
+            found += 1;
+            assert!(found < 100, "the failover ends");
+        }
+        let (steps, index, view) = (s.sim().steps(), s.timeline_index(), s.view());
+        assert!(!s.seek(60_000, |e| e.kind.is_controller_event()));
+        assert_eq!((s.sim().steps(), s.timeline_index()), (steps, index));
+        assert_eq!(s.view(), view);
+    }
+
+    #[test]
+    fn step_back_at_the_start_does_nothing() {
+        let mut s = fresh();
         assert!(!s.can_step_back());
         assert!(!s.step_back());
         assert_eq!(s.view().step, 0);
@@ -483,7 +594,7 @@ mod tests {
 
     #[test]
     fn a_refused_command_keeps_the_state() {
-        let mut s = Session::default();
+        let mut s = fresh();
         s.command(produce()).unwrap();
         s.step();
         let before = s.view();

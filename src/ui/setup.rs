@@ -31,6 +31,11 @@ pub struct TopicSetup {
 #[serde(deny_unknown_fields)]
 pub struct Setup {
     pub brokers: u32,
+    /// KRaft controller voters: 1, 3 or 5 dedicated controller nodes.
+    /// Links made before the page had controllers have none in their JSON;
+    /// they open with Kafka's usual three.
+    #[serde(default = "default_controllers")]
+    pub controllers: u32,
     pub topics: Vec<TopicSetup>,
     /// The acks of producer client-0, which the Produce form uses by
     /// default; its other two acks choices use client-1 and client-2.
@@ -48,10 +53,16 @@ pub struct Setup {
     pub seed: u64,
 }
 
+/// Three controller voters, the size of quorum Kafka's docs recommend.
+fn default_controllers() -> u32 {
+    3
+}
+
 impl Default for Setup {
     fn default() -> Self {
         Self {
             brokers: 3,
+            controllers: default_controllers(),
             topics: vec![TopicSetup { name: "orders".into(), partitions: 3, replication_factor: 3 }],
             acks: -1,
             min_insync_replicas: 1,
@@ -67,6 +78,8 @@ impl Default for Setup {
 pub enum SetupError {
     /// A field that must hold a whole number does not.
     NotANumber { field: Field, text: String },
+    /// A KRaft quorum has 1, 3 or 5 voters on the page.
+    Controllers(u32),
     /// The page offers 1 to [`MAX_BROKERS`] brokers.
     Brokers(u32),
     /// The page shows at most [`MAX_PARTITIONS`] partitions per topic.
@@ -107,6 +120,7 @@ impl Setup {
         let [a1, a2] = other_acks(self.acks);
         ClusterConfig {
             brokers: self.brokers,
+            controllers: self.controllers,
             topics: self
                 .topics
                 .iter()
@@ -148,6 +162,9 @@ impl Setup {
         if self.brokers == 0 || self.brokers > MAX_BROKERS {
             return Err(SetupError::Brokers(self.brokers));
         }
+        if !matches!(self.controllers, 1 | 3 | 5) {
+            return Err(SetupError::Controllers(self.controllers));
+        }
         if self.topics.is_empty() || self.topics.len() > MAX_TOPICS {
             return Err(SetupError::Topics(self.topics.len()));
         }
@@ -161,7 +178,7 @@ impl Setup {
     /// Nothing else changes either way.
     pub fn start(&self) -> Result<super::session::Session, SetupError> {
         self.check_page_limits()?;
-        super::session::Session::new(self.cluster_config(), self.seed).map_err(SetupError::Config)
+        super::session::Session::booted(self.cluster_config(), self.seed).map_err(SetupError::Config)
     }
 }
 
@@ -185,6 +202,7 @@ fn acks_from_json<'de, D: serde::Deserializer<'de>>(d: D) -> Result<i16, D::Erro
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SetupDraft {
     pub brokers: String,
+    pub controllers: u32,
     /// (name, partitions, replication factor)
     pub topics: Vec<(String, String, String)>,
     pub acks: i16,
@@ -197,6 +215,7 @@ impl From<&Setup> for SetupDraft {
     fn from(s: &Setup) -> Self {
         Self {
             brokers: s.brokers.to_string(),
+            controllers: s.controllers,
             topics: s
                 .topics
                 .iter()
@@ -230,6 +249,7 @@ impl SetupDraft {
         }
         Ok(Setup {
             brokers,
+            controllers: self.controllers,
             topics,
             acks: self.acks,
             min_insync_replicas: number(&self.min_insync_replicas, Field::MinInsyncReplicas)?,
@@ -300,6 +320,9 @@ mod tests {
         assert!(matches!(bad_name.start(), Err(SetupError::Config(e)) if e.error == ErrorCode::InvalidConfig));
         assert_eq!(Setup { brokers: 10, ..Setup::default() }.start().err(), Some(SetupError::Brokers(10)));
         assert_eq!(Setup { brokers: 0, ..Setup::default() }.start().err(), Some(SetupError::Brokers(0)));
+        for n in [0, 2, 4, 7] {
+            assert_eq!(Setup { controllers: n, ..Setup::default() }.start().err(), Some(SetupError::Controllers(n)));
+        }
         let isr0 = Setup { min_insync_replicas: 0, ..Setup::default() };
         assert!(matches!(isr0.start(), Err(SetupError::Config(e)) if e.error == ErrorCode::InvalidConfig));
     }
@@ -322,5 +345,30 @@ mod tests {
         assert!(json.contains("\"acks\":\"all\""), "{json}");
         assert!(json.contains("\"unclean.leader.election.enable\":true"), "{json}");
         assert_eq!(serde_json::from_str::<Setup>(&json).unwrap(), s);
+    }
+
+    #[test]
+    fn a_setup_without_controllers_in_its_json_gets_three() {
+        let mut json: serde_json::Value = serde_json::to_value(Setup { controllers: 5, ..Setup::default() }).unwrap();
+        assert_eq!(json["controllers"], 5);
+        json.as_object_mut().unwrap().remove("controllers");
+        assert_eq!(serde_json::from_value::<Setup>(json).unwrap().controllers, 3);
+    }
+
+    #[test]
+    fn a_started_setup_opens_with_the_cluster_up() {
+        for controllers in [1, 3, 5] {
+            let session = Setup { controllers, ..Setup::default() }.start().unwrap();
+            let view = session.view();
+            assert!(session.sim().steps() > 0, "the boot was stepped through");
+            assert!(session.can_step_back(), "the boot stays on the timeline");
+            let quorum = view.quorum.as_ref().expect("a quorum");
+            assert!(quorum.active.is_some(), "{controllers} controllers elected one");
+            for p in &view.partitions {
+                assert!(p.leader.is_some(), "{}-{} has a leader", p.topic, p.partition);
+                assert_eq!(p.isr.len(), 3);
+            }
+            assert!(view.brokers.iter().all(|b| b.status == crate::sim::view::BrokerStatus::Running));
+        }
     }
 }

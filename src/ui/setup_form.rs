@@ -53,6 +53,16 @@ pub fn setup_panel(props: &SetupPanelProps) -> Html {
             }
         })
     };
+    let on_controllers = {
+        let draft = draft.clone();
+        Callback::from(move |e: Event| {
+            if let Some(n) = e.target_dyn_into::<web_sys::HtmlSelectElement>().and_then(|s| s.value().parse().ok()) {
+                let mut d = (*draft).clone();
+                d.controllers = n;
+                draft.set(d);
+            }
+        })
+    };
     let on_unclean = {
         let draft = draft.clone();
         Callback::from(move |e: Event| {
@@ -107,10 +117,10 @@ pub fn setup_panel(props: &SetupPanelProps) -> Html {
                         </div>
                         <div class="field">
                             <label for="setup-controllers">{ t.controllers }</label>
-                            <select id="setup-controllers" aria-label="Controllers" disabled=true aria-describedby="controllers-note">
-                                <option selected=true>{ "1" }</option>
-                                <option>{ "3" }</option>
-                                <option>{ "5" }</option>
+                            <select id="setup-controllers" aria-label="Controllers" onchange={on_controllers} aria-describedby="controllers-note">
+                                { for [1u32, 3, 5].into_iter().map(|n| html! {
+                                    <option value={n.to_string()} selected={draft.controllers == n}>{ n.to_string() }</option>
+                                }) }
                             </select>
                             <small class="hint" id="controllers-note">{ t.controllers_note }</small>
                         </div>

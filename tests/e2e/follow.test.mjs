@@ -1,22 +1,11 @@
 // Following a request: clicking its token lights up its path across the
 // brokers, the panel lists its hops, and Next hop steps until it moves.
 // Also: each produced record says why it went to its partition.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serveDist, launch, openApp, stepButton } from './harness.mjs';
+import { withBrowser, openApp, stepButton } from './harness.mjs';
 
-let server;
-let context;
-
-before(async () => {
-  server = await serveDist();
-  context = await launch();
-});
-
-after(async () => {
-  await context?.close();
-  await server?.close();
-});
+const browser = withBrowser();
 
 const FOLLOW_PRODUCE = /^Follow Produce client-0#\d+$/;
 
@@ -31,7 +20,7 @@ async function produceUntilTokenShows(page, key = 'user-42') {
 }
 
 test('following an acks=all produce shows its path, its hops and the fetches that released it', async () => {
-  const { page, problems } = await openApp(context, server.url);
+  const { page, problems } = await openApp(browser.context, browser.server.url);
   const token = await produceUntilTokenShows(page);
   const name = await token.getAttribute('aria-label');
   const request = name.replace('Follow Produce ', '');
@@ -93,7 +82,7 @@ test('following an acks=all produce shows its path, its hops and the fetches tha
 });
 
 test('each produced record says why it went to its partition', async () => {
-  const { page, problems } = await openApp(context, server.url);
+  const { page, problems } = await openApp(browser.context, browser.server.url);
   const produced = page.getByRole('region', { name: 'Produced records' });
   await page.getByLabel('Key').fill('user-42');
   await page.getByRole('button', { name: 'Produce', exact: true }).click();

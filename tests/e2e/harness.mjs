@@ -6,6 +6,7 @@ import { readFile, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, extname, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { before, after } from 'node:test';
 import { chromium } from 'playwright-core';
 
 const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
@@ -99,4 +100,19 @@ export async function openSetup(page) {
   const toggle = page.getByRole('button', { name: 'Setup', exact: true });
   if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
   await page.getByRole('button', { name: 'Apply setup' }).waitFor();
+}
+
+// One server and one browser for a test file: started before its first test,
+// closed after its last. Read `.server` and `.context` inside the tests.
+export function withBrowser() {
+  const browser = {};
+  before(async () => {
+    browser.server = await serveDist();
+    browser.context = await launch();
+  });
+  after(async () => {
+    await browser.context?.close();
+    await browser.server?.close();
+  });
+  return browser;
 }

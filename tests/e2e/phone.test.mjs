@@ -1,26 +1,15 @@
 // The page at a phone's width: nothing scrolls the whole page sideways, and
 // the controls still work.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serveDist, launch, openApp, stepButton, openSetup } from './harness.mjs';
+import { withBrowser, openApp, stepButton, openSetup } from './harness.mjs';
 
-let server;
-let context;
-
-before(async () => {
-  server = await serveDist();
-  context = await launch();
-});
-
-after(async () => {
-  await context?.close();
-  await server?.close();
-});
+const browser = withBrowser();
 
 const scrollWidth = (page) => page.evaluate(() => document.documentElement.scrollWidth);
 
 test('at 390×844 the page never scrolls sideways, and Produce and Step work', async () => {
-  const { page, problems } = await openApp(context, server.url);
+  const { page, problems } = await openApp(browser.context, browser.server.url);
   await page.setViewportSize({ width: 390, height: 844 });
   assert.ok((await scrollWidth(page)) <= 391, `at rest: ${await scrollWidth(page)}`);
   await page.getByRole('button', { name: 'Produce', exact: true }).click();

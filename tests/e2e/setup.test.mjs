@@ -1,22 +1,11 @@
 // The Setup form: a valid setup starts a fresh run with that cluster; an
 // impossible one is refused next to the form with Kafka's error, and the
 // current run is left exactly as it was.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serveDist, launch, openApp, shownState, stepButton, openSetup } from './harness.mjs';
+import { withBrowser, openApp, shownState, stepButton, openSetup } from './harness.mjs';
 
-let server;
-let context;
-
-before(async () => {
-  server = await serveDist();
-  context = await launch();
-});
-
-after(async () => {
-  await context?.close();
-  await server?.close();
-});
+const browser = withBrowser();
 
 async function fillTopic(page, n, name, partitions, rf) {
   await page.getByLabel(`Topic ${n} name`, { exact: true }).fill(name);
@@ -25,7 +14,7 @@ async function fillTopic(page, n, name, partitions, rf) {
 }
 
 test('a valid setup starts a fresh run with that cluster', async () => {
-  const { page, problems } = await openApp(context, server.url);
+  const { page, problems } = await openApp(browser.context, browser.server.url);
   await page.getByRole('button', { name: 'Produce', exact: true }).click();
   for (let i = 0; i < 5; i++) await stepButton(page).click();
   await openSetup(page);
@@ -37,6 +26,7 @@ test('a valid setup starts a fresh run with that cluster', async () => {
   await setup.getByLabel('Setup acks', { exact: true }).selectOption('1');
   await setup.getByLabel('min.insync.replicas', { exact: true }).fill('2');
   await setup.getByLabel('unclean.leader.election.enable', { exact: true }).check();
+  await setup.getByLabel('Controllers', { exact: true }).selectOption('5');
   await setup.getByLabel('Seed', { exact: true }).fill('42');
   await setup.getByRole('button', { name: 'Apply setup' }).click();
 
@@ -47,11 +37,14 @@ test('a valid setup starts a fresh run with that cluster', async () => {
   }
   assert.equal(await page.getByRole('group', { name: /^Partition orders-/ }).count(), 0);
   const summary = await page.getByLabel('Current setup').textContent();
-  assert.match(summary, /5 brokers · payments \(4 partitions, RF 3\), audit \(1 partitions, RF 1\) · acks=1 · min\.insync\.replicas=2 · unclean election on · seed 42/);
-  // A fresh run: step 0, nothing produced, the timeline at its start.
-  assert.match(await page.locator('.clock').textContent(), /step 0 /);
+  assert.equal(await page.getByRole('region', { name: 'Controller quorum' }).getByRole('group', { name: /^Controller \d+$/ }).count(), 5);
+  assert.match(summary, /5 brokers · 5 controllers · payments \(4 partitions, RF 3\), audit \(1 partitions, RF 1\) · acks=1 · min\.insync\.replicas=2 · unclean election on · seed 42/);
+  // A fresh run, booted: an active controller, nothing produced, and the
+  // timeline at the end of the boot (the election and registrations).
+  assert.match(await page.getByRole('region', { name: 'Controller quorum' }).textContent(), /Active controller: \d/);
   assert.match(await page.getByRole('region', { name: 'Produced records' }).textContent(), /Nothing produced yet/);
-  assert.equal(await page.locator('.timeline-value').textContent(), '0 / 0');
+  const [at, end] = (await page.locator('.timeline-value').textContent()).split(' / ').map(Number);
+  assert.ok(at > 0 && at === end, `the timeline ends at the booted cluster: ${at} / ${end}`);
   // The Produce form offers both topics and starts with the setup's acks.
   assert.deepEqual(await page.getByLabel('Produce topic', { exact: true }).locator('option').allTextContents(), ['payments', 'audit']);
   assert.equal(await page.getByLabel('Acks', { exact: true }).inputValue(), '1');
@@ -67,7 +60,7 @@ test('a valid setup starts a fresh run with that cluster', async () => {
 });
 
 test('an impossible setup is refused next to the form and the run is untouched', async () => {
-  const { page, problems } = await openApp(context, server.url);
+  const { page, problems } = await openApp(browser.context, browser.server.url);
   await page.getByRole('button', { name: 'Produce', exact: true }).click();
   for (let i = 0; i < 12; i++) await stepButton(page).click();
   const before = await shownState(page);
@@ -119,14 +112,15 @@ test('an impossible setup is refused next to the form and the run is untouched',
   await page.close();
 });
 
-test('controllers wait for the control plane, and unclean election says when it applies', async () => {
-  const { page, problems } = await openApp(context, server.url);
+test('the quorum size is chosen from 1, 3 or 5, and unclean election says when it applies', async () => {
+  const { page, problems } = await openApp(browser.context, browser.server.url);
   await openSetup(page);
   const setup = page.getByRole('region', { name: 'Setup' });
   const controllers = setup.getByLabel('Controllers', { exact: true });
-  assert.equal(await controllers.isDisabled(), true);
+  assert.equal(await controllers.isDisabled(), false);
   assert.deepEqual(await controllers.locator('option').allTextContents(), ['1', '3', '5']);
-  assert.match(await setup.textContent(), /arrive with the control plane/);
+  assert.equal(await controllers.inputValue(), '3');
+  assert.match(await setup.textContent(), /The active controller is the Raft leader/);
   assert.match(await setup.textContent(), /Takes effect once the control plane elects leaders/);
   assert.deepEqual(problems, []);
   await page.close();

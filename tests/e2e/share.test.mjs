@@ -1,21 +1,10 @@
 // Share links: the address holds the seed, the setup and the action log,
 // and opening it in a fresh page shows the same session at the same step.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serveDist, launch, openApp, shownState, stepButton, openSetup } from './harness.mjs';
+import { withBrowser, openApp, shownState, stepButton, openSetup } from './harness.mjs';
 
-let server;
-let context;
-
-before(async () => {
-  server = await serveDist();
-  context = await launch();
-});
-
-after(async () => {
-  await context?.close();
-  await server?.close();
-});
+const browser = withBrowser();
 
 async function copyLink(page) {
   await page.getByRole('button', { name: 'Copy share link' }).click();
@@ -25,7 +14,7 @@ async function copyLink(page) {
 }
 
 test('a share link reopens the same session at the same step', async () => {
-  const { page, problems } = await openApp(context, server.url);
+  const { page, problems } = await openApp(browser.context, browser.server.url);
   // A setup other than the default, so the link must carry it.
   await openSetup(page);
   await page.getByLabel('Brokers', { exact: true }).fill('4');
@@ -50,9 +39,9 @@ test('a share link reopens the same session at the same step', async () => {
   const link = await copyLink(page);
   assert.match(link, /#s=[A-Za-z0-9_-]+$/, 'base64url without padding');
 
-  const { page: opened, problems: openedProblems } = await openApp(context, link, '');
+  const { page: opened, problems: openedProblems } = await openApp(browser.context, link, '');
   assert.equal(await shownState(opened), original);
-  assert.match(await opened.getByLabel('Current setup').textContent(), /4 brokers · orders \(5 partitions, RF 3\) .* seed 7/);
+  assert.match(await opened.getByLabel('Current setup').textContent(), /4 brokers · 3 controllers · orders \(5 partitions, RF 3\) .* seed 7/);
   // The same future: a Step on each page shows the same thing.
   await stepButton(page).click();
   await stepButton(opened).click();
@@ -66,13 +55,13 @@ test('a share link reopens the same session at the same step', async () => {
 
 test('a malformed link says so and opens the default cluster', async () => {
   for (const fragment of ['#s=%%%not-base64', `#s=${Buffer.from('{"v":1}').toString('base64url')}`, `#s=${Buffer.from('{"v":9}').toString('base64url')}`]) {
-    const { page, problems } = await openApp(context, server.url, fragment);
+    const { page, problems } = await openApp(browser.context, browser.server.url, fragment);
     const alert = page.getByRole('alert');
     await alert.waitFor();
     assert.match(await alert.textContent(), /This share link could not be opened: .+\. The default cluster is shown instead\./);
-    assert.match(await page.getByLabel('Current setup').textContent(), /^3 brokers · orders \(3 partitions, RF 3\) · acks=all/);
+    assert.match(await page.getByLabel('Current setup').textContent(), /^3 brokers · 3 controllers · orders \(3 partitions, RF 3\) · acks=all/);
     assert.equal(await page.getByRole('region', { name: /^Broker \d+$/ }).count(), 3);
-    assert.match(await page.locator('.clock').textContent(), /step 0 /);
+    assert.match(await page.getByRole('region', { name: 'Controller quorum' }).textContent(), /Active controller: \d/);
     // The default cluster works as usual.
     await page.getByRole('button', { name: 'Produce', exact: true }).click();
     await stepButton(page).click();
@@ -81,10 +70,10 @@ test('a malformed link says so and opens the default cluster', async () => {
   }
   // In Korean too.
   {
-    const { page, problems } = await openApp(context, server.url);
+    const { page, problems } = await openApp(browser.context, browser.server.url);
     await page.getByRole('button', { name: 'Language' }).click();
     await page.locator('.app[lang="ko"]').waitFor();
-    await page.goto(`${server.url}#s=%%%`);
+    await page.goto(`${browser.server.url}#s=%%%`);
     await page.getByRole('alert').waitFor();
     assert.match(await page.getByRole('alert').textContent(), /^이 공유 링크를 열 수 없습니다: base64url 형식이 아닙니다.*대신 기본 클러스터를 보여 줍니다\.$/);
     await page.getByRole('button', { name: 'Language' }).click();
@@ -94,7 +83,7 @@ test('a malformed link says so and opens the default cluster', async () => {
   }
   // A link whose setup is impossible names Kafka's error.
   const bad = { v: 1, setup: { brokers: 2, topics: [{ name: 'orders', partitions: 1, 'replication.factor': 3 }], acks: 'all', 'min.insync.replicas': 1, 'unclean.leader.election.enable': false, seed: 1 }, actions: [], end_step: 0, position: 0 };
-  const { page, problems } = await openApp(context, server.url, `#s=${Buffer.from(JSON.stringify(bad)).toString('base64url')}`);
+  const { page, problems } = await openApp(browser.context, browser.server.url, `#s=${Buffer.from(JSON.stringify(bad)).toString('base64url')}`);
   await page.getByRole('alert').waitFor();
   assert.match(await page.getByRole('alert').textContent(), /INVALID_REPLICATION_FACTOR/);
   assert.deepEqual(problems, []);
@@ -102,7 +91,7 @@ test('a malformed link says so and opens the default cluster', async () => {
 });
 
 test('a link pasted into the address bar of an open page opens too', async () => {
-  const { page, problems } = await openApp(context, server.url);
+  const { page, problems } = await openApp(browser.context, browser.server.url);
   await page.getByRole('button', { name: 'Produce', exact: true }).click();
   for (let i = 0; i < 15; i++) await stepButton(page).click();
   const link = await copyLink(page);
@@ -110,10 +99,10 @@ test('a link pasted into the address bar of an open page opens too', async () =>
   // Start over, then paste the link back.
   await openSetup(page);
   await page.getByRole('button', { name: 'Apply setup' }).click();
-  await page.waitForFunction(() => /step 0 /.test(document.querySelector('.clock').textContent));
+  await page.waitForFunction(() => /Nothing produced yet/.test(document.querySelector('.produced').textContent));
   assert.equal(new URL(page.url()).hash, '', 'a new setup takes the old link out of the address bar');
   await page.evaluate((hash) => { location.hash = hash; }, new URL(link).hash);
-  await page.waitForFunction(() => !/step 0 /.test(document.querySelector('.clock').textContent));
+  await page.waitForFunction(() => !/Nothing produced yet/.test(document.querySelector('.produced').textContent));
   assert.equal(await shownState(page), shown);
   assert.deepEqual(problems, []);
   await page.close();

@@ -1,21 +1,10 @@
 // The request path, driven as a learner would: produce with acks=all to a
 // partition replicated three times, step until the answer, then fetch it.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serveDist, launch, openApp } from './harness.mjs';
+import { withBrowser, openApp } from './harness.mjs';
 
-let server;
-let context;
-
-before(async () => {
-  server = await serveDist();
-  context = await launch();
-});
-
-after(async () => {
-  await context?.close();
-  await server?.close();
-});
+const browser = withBrowser();
 
 const PRODUCE_TOKEN = /^Produce (response )?client-0#\d+$/;
 
@@ -55,7 +44,7 @@ async function produceAndWait(page, key, value) {
 }
 
 test('an acks=all produce on replication factor 3 is stepped hop by hop until its response', async () => {
-  const { page, problems } = await openApp(context, server.url);
+  const { page, problems } = await openApp(browser.context, browser.server.url);
   const { partition, offset, stages } = await produceAndWait(page, 'user-7', 'first');
   assert.equal(offset, 0);
   const leader = await leaderOf(page, partition);
@@ -71,7 +60,7 @@ test('an acks=all produce on replication factor 3 is stepped hop by hop until it
 });
 
 test('a fetch reads the record back, and a fetch with a large min bytes waits in purgatory', async () => {
-  const { page, problems } = await openApp(context, server.url);
+  const { page, problems } = await openApp(browser.context, browser.server.url);
   const { partition } = await produceAndWait(page, 'user-8', 'second');
   await page.getByLabel('Partition', { exact: true }).selectOption(String(partition));
   await page.getByLabel('Offset').fill('0');
@@ -101,7 +90,7 @@ test('a fetch reads the record back, and a fetch with a large min bytes waits in
 });
 
 test('step back restores exactly the previous view', async () => {
-  const { page, problems } = await openApp(context, server.url);
+  const { page, problems } = await openApp(browser.context, browser.server.url);
   const step = page.getByRole('button', { name: 'Step', exact: true });
   await page.getByRole('button', { name: 'Produce', exact: true }).click();
   for (let i = 0; i < 25; i++) await step.click();
@@ -124,7 +113,7 @@ test('step back restores exactly the previous view', async () => {
 });
 
 test('a bad fetch offset shows a clear message and changes nothing', async () => {
-  const { page, problems } = await openApp(context, server.url);
+  const { page, problems } = await openApp(browser.context, browser.server.url);
   const clock = page.locator('.clock');
   const before = await clock.textContent();
   await page.getByLabel('Offset').fill('abc');
@@ -137,7 +126,7 @@ test('a bad fetch offset shows a clear message and changes nothing', async () =>
 });
 
 test('play runs the simulation by itself, pause stops it, and the keyboard steps', async () => {
-  const { page, problems } = await openApp(context, server.url);
+  const { page, problems } = await openApp(browser.context, browser.server.url);
   const clock = page.locator('.clock');
   const stepOf = async () => Number(/step (\d+)/.exec(await clock.textContent())[1]);
   await page.getByRole('slider', { name: 'Speed' }).fill('12');
@@ -166,29 +155,32 @@ test('play runs the simulation by itself, pause stops it, and the keyboard steps
 });
 
 test('the timeline scrubs back and forward through the same run', async () => {
-  const { page, problems } = await openApp(context, server.url);
+  const { page, problems } = await openApp(browser.context, browser.server.url);
   const step = page.getByRole('button', { name: 'Step', exact: true });
+  // The page opens at the end of the cluster's boot, which is on the
+  // timeline before it.
+  const start = Number((await page.locator('.timeline-value').textContent()).split(' / ')[0]);
   await page.getByRole('button', { name: 'Produce', exact: true }).click();
   const views = [];
   for (let i = 0; i < 30; i++) {
     await step.click();
     views.push(await page.locator('main .cluster').innerText());
   }
-  // Position 0 is the start, 1 the Produce, and 2 onwards each step:
-  // views[i] was shown at position i + 2.
+  // Position `start` is the booted cluster, start + 1 the Produce, and
+  // start + 2 onwards each step: views[i] was shown at position start + i + 2.
   const timeline = page.getByRole('slider', { name: 'Timeline' });
-  await timeline.fill('12');
+  await timeline.fill(String(start + 12));
   assert.equal(await page.locator('main .cluster').innerText(), views[10]);
-  await timeline.fill('31');
+  await timeline.fill(String(start + 31));
   assert.equal(await page.locator('main .cluster').innerText(), views[29]);
-  await timeline.fill('5');
+  await timeline.fill(String(start + 5));
   assert.equal(await page.locator('main .cluster').innerText(), views[3]);
   assert.deepEqual(problems, []);
   await page.close();
 });
 
 test('the Korean switch translates the page and the narration, and the controls keep their names', async () => {
-  const { page, problems } = await openApp(context, server.url);
+  const { page, problems } = await openApp(browser.context, browser.server.url);
   await page.getByRole('button', { name: 'Language' }).click();
   await page.locator('.app[lang="ko"]').waitFor();
   const hangul = /[\uAC00-\uD7A3]/;
@@ -210,7 +202,7 @@ test('the Korean switch translates the page and the narration, and the controls 
 });
 
 test('the segment inspector decodes a batch field by field and lights up its bytes', async () => {
-  const { page, problems } = await openApp(context, server.url);
+  const { page, problems } = await openApp(browser.context, browser.server.url);
   const { partition } = await produceAndWait(page, 'user-9', 'inspect-me');
   const inspector = page.getByRole('region', { name: 'Segment inspector' });
   await inspector.getByLabel('Inspect partition').selectOption({ label: `orders-${partition}` });

@@ -1,21 +1,10 @@
 // Themes: the page follows the system's colour scheme until the Theme
 // button picks one, which the browser then remembers.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serveDist, launch, openApp } from './harness.mjs';
+import { withBrowser, openApp } from './harness.mjs';
 
-let server;
-let context;
-
-before(async () => {
-  server = await serveDist();
-  context = await launch();
-});
-
-after(async () => {
-  await context?.close();
-  await server?.close();
-});
+const browser = withBrowser();
 
 // The page's background, as "r,g,b".
 const background = (page) => page.evaluate(() => getComputedStyle(document.body).backgroundColor.match(/\d+/g).slice(0, 3).join(','));
@@ -25,7 +14,7 @@ const isDark = async (page) => {
 };
 
 test('the theme follows prefers-color-scheme, and the Theme button overrides it and is remembered', async () => {
-  const { page, problems } = await openApp(context, server.url);
+  const { page, problems } = await openApp(browser.context, browser.server.url);
   await page.emulateMedia({ colorScheme: 'light' });
   assert.equal(await isDark(page), false);
   await page.emulateMedia({ colorScheme: 'dark' });

@@ -176,6 +176,7 @@ impl Broker {
             socket_send_buffer,
             replicas,
             fetchers,
+            status: super::super::view::BrokerStatus::Running,
         }
     }
 }
