@@ -17,6 +17,8 @@ pub struct MetadataState {
     pub unknown_topics: BTreeSet<String>,
     pub topics_wanted: BTreeSet<String>,
     pub in_flight: Option<RequestId>,
+    /// The broker the Metadata request in flight went to.
+    in_flight_broker: Option<u32>,
     /// Which bootstrap broker the next request goes to.
     next_bootstrap: usize,
     /// When set, a Metadata request unanswered this long is given up and
@@ -33,6 +35,7 @@ impl MetadataState {
             unknown_topics: BTreeSet::new(),
             topics_wanted: BTreeSet::new(),
             in_flight: None,
+            in_flight_broker: None,
             next_bootstrap: 0,
             timeout_ms: None,
         }
@@ -57,6 +60,7 @@ impl MetadataState {
         let id = RequestId { client: me, correlation_id: *correlation_id };
         *correlation_id += 1;
         self.in_flight = Some(id);
+        self.in_flight_broker = Some(broker);
         let topics = self.topics_wanted.iter().cloned().collect();
         ctx.send(NodeId::Broker(broker), Message::Request(Request { id, body: RequestBody::Metadata { topics } }));
         if let Some(t) = self.timeout_ms {
@@ -72,6 +76,16 @@ impl MetadataState {
         self.in_flight = None;
         if let Some(topic) = self.topics_wanted.iter().next().cloned() {
             self.request(ctx, me, correlation_id, &topic);
+        }
+    }
+
+    /// The connection to `broker` closed: a Metadata request on it is
+    /// asked again of the next broker.
+    pub fn on_disconnect(&mut self, ctx: &mut Ctx, me: NodeId, correlation_id: &mut i32, broker: u32) {
+        if let (Some(id), Some(b)) = (self.in_flight, self.in_flight_broker) {
+            if b == broker {
+                self.on_timeout(ctx, me, correlation_id, id.correlation_id);
+            }
         }
     }
 

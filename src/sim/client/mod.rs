@@ -59,6 +59,16 @@ impl Client {
         }
     }
 
+    /// The connection to `peer` closed (refused or reset): Kafka's
+    /// NetworkClient fails the requests in flight on it as disconnected.
+    pub fn on_disconnect(&mut self, ctx: &mut Ctx, peer: NodeId) {
+        let NodeId::Broker(broker) = peer else { return };
+        match self {
+            Client::Producer(p) => p.on_disconnect(ctx, broker),
+            Client::Consumer(c) => c.on_disconnect(ctx, broker),
+        }
+    }
+
     pub fn on_timer(&mut self, ctx: &mut Ctx, timer: ClientTimer) {
         match self {
             Client::Producer(p) => p.on_timer(ctx, timer),
