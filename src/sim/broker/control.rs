@@ -133,6 +133,9 @@ impl Broker {
         let me = self.id;
         let Some(c) = self.control.as_mut() else { return };
         c.want_shut_down = true;
+        // A regular heartbeat still on its way is no sign of a lost
+        // controller here; this one simply goes out beside it.
+        c.heartbeat_in_flight = None;
         ctx.trace(|| TraceKind::ControlledShutdownRequested { broker: me });
         self.send_heartbeat(ctx);
     }
@@ -311,6 +314,12 @@ impl Broker {
                 _ => {
                     c.heartbeat_in_flight = None;
                     c.leader = leader_hint.filter(|l| *l != from);
+                    // A controlled shutdown does not wait a whole interval
+                    // to find the active controller.
+                    if c.want_shut_down {
+                        let backoff = if c.leader.is_some() { 0 } else { CONTROLLER_RETRY_BACKOFF_MS };
+                        ctx.timer(backoff, Timer::Broker(BrokerTimer::ControlledShutdownHeartbeat));
+                    }
                 }
             },
             ControlMessage::MetadataFetchResponse { correlation_id, error, leader_hint, records, next_offset, .. } => {
