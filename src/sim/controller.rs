@@ -48,6 +48,35 @@ pub enum MetadataRecord {
     BrokerRegistrationChange { broker: u32, fenced: bool },
 }
 
+/// One line a reader can follow: the record's Kafka name and what it says.
+impl std::fmt::Display for MetadataRecord {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let leader = |l: &Option<u32>| l.map_or("none (offline)".to_string(), |b| b.to_string());
+        match self {
+            MetadataRecord::RegisterBroker { broker, epoch } => {
+                write!(f, "RegisterBrokerRecord broker {broker}, broker epoch {epoch}")
+            }
+            MetadataRecord::Topic { name, partitions } => write!(f, "TopicRecord {name} ({partitions} partitions)"),
+            MetadataRecord::Partition(p) => write!(
+                f,
+                "PartitionRecord {}: replicas {:?}, leader {}, ISR {:?}",
+                p.partition,
+                p.replicas,
+                leader(&p.leader),
+                p.isr
+            ),
+            MetadataRecord::PartitionChange { partition, isr, leader: l, leader_epoch, partition_epoch } => write!(
+                f,
+                "PartitionChangeRecord {partition}: leader {} (leader epoch {leader_epoch}), ISR {isr:?}, partition epoch {partition_epoch}",
+                leader(l)
+            ),
+            MetadataRecord::BrokerRegistrationChange { broker, fenced } => {
+                write!(f, "BrokerRegistrationChangeRecord broker {broker} {}", if *fenced { "fenced" } else { "unfenced" })
+            }
+        }
+    }
+}
+
 /// PartitionRecord.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PartitionRecord {

@@ -378,7 +378,7 @@ impl fmt::Display for TraceEvent {
                 write!(f, "controller {controller} is the active controller (epoch {epoch})")
             }
             TraceKind::MetadataRecordAppended { controller, offset, record } => {
-                write!(f, "controller {controller} appended metadata record {offset}: {record:?}")
+                write!(f, "controller {controller} appended metadata record {offset}: {record}")
             }
             TraceKind::BrokerSessionExpired { broker, last_heartbeat_ms } => {
                 write!(f, "broker {broker} session expired (last heartbeat at {last_heartbeat_ms}ms): fencing")
@@ -387,7 +387,7 @@ impl fmt::Display for TraceEvent {
                 write!(f, "broker {broker} registered with controller {controller}, broker epoch {broker_epoch}")
             }
             TraceKind::MetadataRecordApplied { broker, offset, record } => {
-                write!(f, "broker {broker} applied metadata record {offset}: {record:?}")
+                write!(f, "broker {broker} applied metadata record {offset}: {record}")
             }
             TraceKind::BrokerStopped { broker } => write!(f, "broker {broker} stopped"),
             TraceKind::NetworkPartitioned { a, b } => {

@@ -234,7 +234,7 @@ pub fn narrate(event: &TraceEvent) -> String {
             "Controller {controller} leads epoch {epoch} of the quorum, so it is the active controller: brokers register and heartbeat with it."
         ),
         TraceKind::MetadataRecordAppended { controller, offset, record } => {
-            format!("Controller {controller} appended record {offset} to the metadata log: {record:?}.")
+            format!("Controller {controller} appended record {offset} to the metadata log: {record}.")
         }
         TraceKind::BrokerSessionExpired { broker, last_heartbeat_ms } => format!(
             "Broker {broker} sent no heartbeat since {last_heartbeat_ms} ms, longer than broker.session.timeout.ms: the controller fences it and moves its leaderships."
@@ -243,7 +243,7 @@ pub fn narrate(event: &TraceEvent) -> String {
             "Broker {broker} registered with controller {controller} and got broker epoch {broker_epoch}; it stays fenced until it catches up with the metadata log."
         ),
         TraceKind::MetadataRecordApplied { broker, offset, record } => {
-            format!("Broker {broker} applied committed metadata record {offset}: {record:?}.")
+            format!("Broker {broker} applied committed metadata record {offset}: {record}.")
         }
         TraceKind::BrokerStopped { broker } => format!(
             "Broker {broker} crashed: its threads, queues, purgatory, connections and fetchers are gone; its partition logs stay on disk."

@@ -287,7 +287,7 @@ pub fn narrate(event: &TraceEvent) -> String {
             "컨트롤러 {controller}가 쿼럼의 에포크 {epoch} 리더이므로 액티브 컨트롤러입니다. 브로커들이 여기에 등록하고 하트비트를 보냅니다."
         ),
         TraceKind::MetadataRecordAppended { controller, offset, record } => {
-            format!("컨트롤러 {controller}가 메타데이터 로그에 레코드 {offset}를 추가했습니다: {record:?}.")
+            format!("컨트롤러 {controller}가 메타데이터 로그에 레코드 {offset}를 추가했습니다: {record}.")
         }
         TraceKind::BrokerSessionExpired { broker, last_heartbeat_ms } => format!(
             "브로커 {broker}가 {last_heartbeat_ms}ms 이후로 하트비트를 보내지 않아 broker.session.timeout.ms를 넘겼습니다. 컨트롤러가 이 브로커를 펜싱하고 리더 자리를 옮깁니다."
@@ -296,7 +296,7 @@ pub fn narrate(event: &TraceEvent) -> String {
             "브로커 {broker}가 컨트롤러 {controller}에 등록하고 브로커 에포크 {broker_epoch}를 받았습니다. 메타데이터 로그를 따라잡을 때까지 펜싱 상태입니다."
         ),
         TraceKind::MetadataRecordApplied { broker, offset, record } => {
-            format!("브로커 {broker}가 커밋된 메타데이터 레코드 {offset}를 적용했습니다: {record:?}.")
+            format!("브로커 {broker}가 커밋된 메타데이터 레코드 {offset}를 적용했습니다: {record}.")
         }
         TraceKind::BrokerStopped { broker } => format!(
             "브로커 {broker}가 죽었습니다. 스레드, 큐, 퍼거토리, 연결, 페처는 사라지고 파티션 로그는 디스크에 남습니다."
