@@ -290,6 +290,11 @@ fn shutting_down_needs_a_running_broker_and_a_control_plane() {
     let mut config = common::cluster(1, BrokerConfig::default(), vec![TopicSpec::new("orders", 1, 1)], vec![]);
     let mut sim = Simulation::new(config.clone(), 1).unwrap();
     assert_eq!(sim.command(Command::ShutdownBroker { broker: 0 }), Err(CommandError::NoControlPlane));
+    // Nothing in a static cluster would time out what a cut swallows.
+    config.clients = vec![ClientSpec::Producer(ProducerConfig::default())];
+    let mut sim = Simulation::new(config.clone(), 1).unwrap();
+    let client = NodeSet { clients: vec![0], ..Default::default() };
+    assert_eq!(sim.command(cut(brokers(&[0]), client)), Err(CommandError::NoControlPlane));
     sim.run_until(1);
     config.controllers = 1;
     let mut sim = Simulation::new(config, 1).unwrap();
@@ -382,4 +387,35 @@ fn a_controlled_shutdown_hands_over_within_a_heartbeat_a_crash_within_a_session_
     let (graceful, crash) = (handover(true), handover(false));
     assert!(graceful < BROKER_HEARTBEAT_INTERVAL_MS, "controlled shutdown: {graceful} ms");
     assert!(crash >= BROKER_SESSION_TIMEOUT_MS, "crash: {crash} ms");
+}
+
+#[test]
+fn a_follower_cut_off_from_its_leader_drops_out_of_the_isr_and_fetches_again_after_heal() {
+    for seed in SEEDS {
+        let mut sim = cluster(seed, 1);
+        let leader = replica(&sim, 0, 0).0.unwrap();
+        let follower = (0..3).find(|b| *b != leader).unwrap();
+        sim.command(cut(brokers(&[follower]), brokers(&[leader]))).unwrap();
+        run_for(&mut sim, 1_000);
+        // A follower at the leader's log end stays in sync without fetching;
+        // a record it cannot fetch leaves it behind.
+        sim.command(produce_to(0, "orders", 0, None, "while-cut")).unwrap();
+        run_for(&mut sim, 1_000);
+        assert!(acked(&sim, 0).is_empty(), "seed {seed}: acks=all waits for the whole ISR");
+        // replica.lag.time.max.ms (30 s) behind, as the isr-expiration task
+        // (every 15 s) sees it: out of the ISR, and the smaller ISR
+        // acknowledges the record.
+        run_for(&mut sim, 45_000);
+        let (_, _, isr, _) = replica(&sim, leader, 0);
+        assert!(!isr.contains(&follower), "seed {seed}: ISR {isr:?}");
+        assert_eq!(acked(&sim, 0), vec![0], "seed {seed}: {:?}", sim.producer(0).unwrap().records());
+
+        // Its last fetch vanished in the cut; only replica.socket.timeout.ms
+        // makes it give up and fetch again.
+        sim.command(Command::Heal).unwrap();
+        run_for(&mut sim, 40_000);
+        let (_, _, isr, leo) = replica(&sim, leader, 0);
+        assert!(isr.contains(&follower), "seed {seed}: follower {follower} never came back, ISR {isr:?}");
+        assert_eq!(replica(&sim, follower, 0).3, leo, "seed {seed}");
+    }
 }

@@ -212,9 +212,10 @@ impl fmt::Display for CommandError {
             CommandError::UnknownBroker(b) => write!(f, "there is no broker {b}"),
             CommandError::BrokerAlreadyStopped(b) => write!(f, "broker {b} is already stopped"),
             CommandError::BrokerAlreadyRunning(b) => write!(f, "broker {b} is already running"),
-            CommandError::NoControlPlane => {
-                write!(f, "killing a broker needs a controller quorum (controllers = 1, 3 or 5) to move its leaderships")
-            }
+            CommandError::NoControlPlane => write!(
+                f,
+                "stopping a broker or cutting the network needs a controller quorum (controllers = 1, 3 or 5): without one nothing moves leaderships or times out lost requests"
+            ),
             CommandError::BrokerAlreadyShuttingDown(b) => write!(f, "broker {b} is already shutting down"),
             CommandError::UnknownNode(n) => write!(f, "there is no {n} to cut off"),
             CommandError::NodeOnBothSides(n) => write!(f, "{n} cannot be on both sides of a network partition"),
@@ -673,6 +674,12 @@ impl Simulation {
                 }
             }
             Command::Partition { a, b } => {
+                // A static cluster arms no timeouts on metadata and replica
+                // fetches (so its runs stay what they were): a request lost
+                // in a cut would wait forever, even after the heal.
+                if self.config.controllers == 0 {
+                    return Err(CommandError::NoControlPlane);
+                }
                 let (a, b) = (a.nodes(), b.nodes());
                 if a.is_empty() || b.is_empty() {
                     return Err(CommandError::EmptyPartitionSide);
