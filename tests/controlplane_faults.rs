@@ -419,3 +419,37 @@ fn a_follower_cut_off_from_its_leader_drops_out_of_the_isr_and_fetches_again_aft
         assert_eq!(replica(&sim, follower, 0).3, leo, "seed {seed}");
     }
 }
+
+#[test]
+fn with_every_broker_down_a_producer_backs_off_instead_of_spinning() {
+    use kafkascope::sim::protocol::ApiKey;
+    for seed in SEEDS {
+        let mut sim = cluster(seed, 1);
+        for b in 0..3 {
+            sim.command(Command::KillBroker { broker: b }).unwrap();
+        }
+        run_for(&mut sim, 10);
+        sim.command(produce_to(0, "orders", 0, None, "nobody-home")).unwrap();
+        let from = sim.now_ms();
+        run_for(&mut sim, 10_000);
+        let asked = sim
+            .trace()
+            .iter()
+            .filter(|e| {
+                e.time_ms >= from
+                    && e.node == NodeId::Client(0)
+                    && matches!(e.kind, TraceKind::Sent { api: ApiKey::Metadata, .. })
+            })
+            .count();
+        // reconnect.backoff.ms (50) after each refusal: each of the three
+        // brokers is asked about once every 55 ms (some 550 in 10 s), not
+        // once a round trip (over 2,000).
+        assert!((300..=700).contains(&asked), "seed {seed}: {asked} Metadata requests in 10 s");
+
+        for b in 0..3 {
+            sim.command(Command::RestartBroker { broker: b }).unwrap();
+        }
+        run_for(&mut sim, 30_000);
+        assert_eq!(acked(&sim, 0).len(), 1, "seed {seed}: {:?}", sim.producer(0).unwrap().records());
+    }
+}

@@ -167,8 +167,12 @@ impl Consumer {
     }
 
     pub fn on_timer(&mut self, ctx: &mut Ctx, timer: ClientTimer) {
-        if let ClientTimer::MetadataTimeout { correlation_id } = timer {
-            self.metadata.on_timeout(ctx, self.id, &mut self.next_correlation_id, correlation_id);
+        match timer {
+            ClientTimer::MetadataTimeout { correlation_id } => {
+                self.metadata.on_timeout(ctx, self.id, &mut self.next_correlation_id, correlation_id)
+            }
+            ClientTimer::MetadataRetry => self.metadata.on_retry(ctx, self.id, &mut self.next_correlation_id),
+            _ => {}
         }
     }
 

@@ -26,6 +26,9 @@ pub enum ClientTimer {
     /// A Metadata request had no answer within `request.timeout.ms` (its
     /// broker may be down): ask another broker.
     MetadataTimeout { correlation_id: i32 },
+    /// Every bootstrap broker was in reconnect backoff: try the Metadata
+    /// request again.
+    MetadataRetry,
 }
 
 #[derive(Clone, Debug)]

@@ -320,6 +320,10 @@ impl Producer {
             ClientTimer::MetadataTimeout { correlation_id } => {
                 self.metadata.on_timeout(ctx, self.id, &mut self.next_correlation_id, correlation_id)
             }
+            ClientTimer::MetadataRetry => {
+                self.metadata.on_retry(ctx, self.id, &mut self.next_correlation_id);
+                self.drain(ctx);
+            }
             ClientTimer::RequestTimeout { correlation_id }
                 if self.producer_id_in_flight.map(|r| r.correlation_id) == Some(correlation_id) =>
             {
@@ -474,10 +478,14 @@ impl Producer {
         if self.producer_id_in_flight.is_some() || self.metadata.bootstrap.is_empty() {
             return;
         }
+        let Some((skip, broker)) = self.metadata.pick(ctx, self.init_producer_id_attempts) else {
+            // Every broker refused lately: MetadataRetry drains again.
+            return;
+        };
+        self.init_producer_id_attempts += skip;
         let id = RequestId { client: self.id, correlation_id: self.next_correlation_id };
         self.next_correlation_id += 1;
         self.producer_id_in_flight = Some(id);
-        let broker = self.metadata.bootstrap[self.init_producer_id_attempts % self.metadata.bootstrap.len()];
         self.producer_id_broker = broker;
         ctx.send(NodeId::Broker(broker), Message::Request(Request { id, body: RequestBody::InitProducerId }));
         // Like the Metadata timeout, armed only where brokers can die.
