@@ -87,16 +87,16 @@ fn partition_and_heal_are_validated_before_anything_changes() {
     assert_eq!(sim.command(cut(brokers(&[0, 1]), both)), Err(CommandError::NodeOnBothSides(NodeId::Broker(1))));
     assert_eq!(sim.command(Command::Heal), Err(CommandError::NoPartition));
     assert_eq!(sim.trace().len(), before, "a refused command changes nothing");
-    assert!(sim.partitions().is_empty());
+    assert!(sim.network_partitions().is_empty());
 
     sim.command(cut(brokers(&[0]), controllers(&[0, 1, 2]))).unwrap();
     run_for(&mut sim, 1);
-    assert_eq!(sim.partitions().len(), 1);
+    assert_eq!(sim.network_partitions().len(), 1);
     assert!(sim.trace().iter().any(|e| matches!(&e.kind, TraceKind::NetworkPartitioned { a, b }
         if a == &vec![NodeId::Broker(0)] && b.len() == 3)));
     sim.command(Command::Heal).unwrap();
     run_for(&mut sim, 1);
-    assert!(sim.partitions().is_empty());
+    assert!(sim.network_partitions().is_empty());
     assert!(sim.trace().iter().any(|e| matches!(e.kind, TraceKind::NetworkHealed { cuts: 1 })));
 }
 
@@ -451,5 +451,35 @@ fn with_every_broker_down_a_producer_backs_off_instead_of_spinning() {
         }
         run_for(&mut sim, 30_000);
         assert_eq!(acked(&sim, 0).len(), 1, "seed {seed}: {:?}", sim.producer(0).unwrap().records());
+    }
+}
+
+#[test]
+fn a_consumer_fetch_from_a_killed_leader_fails_at_once_with_network_exception() {
+    use kafkascope::sim::config::ConsumerConfig;
+    for seed in SEEDS {
+        let consumer = ClientSpec::Consumer(ConsumerConfig::default());
+        let mut config = common::cluster(3, BrokerConfig::default(), vec![TopicSpec::new("orders", 1, 3)], vec![consumer]);
+        config.controllers = 3;
+        let mut sim = Simulation::new(config, seed).unwrap();
+        sim.run_until(6_000);
+        let old = replica(&sim, 0, 0).0.unwrap();
+        sim.command(Command::KillBroker { broker: old }).unwrap();
+        run_for(&mut sim, 10);
+        sim.command(common::fetch(0, "orders", 0, Some(0))).unwrap();
+        run_for(&mut sim, 100);
+        let fetches = sim.consumer(0).unwrap().fetches();
+        let result = fetches.last().and_then(|f| f.result.clone());
+        assert_eq!(result.map(|r| r.error), Some(ErrorCode::NetworkException), "seed {seed}: {fetches:?}");
+        // It asks for metadata again, to find the partition's next leader.
+        let failed_at = sim
+            .trace()
+            .iter()
+            .position(|e| matches!(e.kind, TraceKind::FetchCompleted { error: ErrorCode::NetworkException, .. }))
+            .unwrap();
+        let asked_again = sim.trace()[failed_at..].iter().any(|e| {
+            e.node == NodeId::Client(0) && matches!(e.kind, TraceKind::Sent { api: kafkascope::sim::protocol::ApiKey::Metadata, .. })
+        });
+        assert!(asked_again, "seed {seed}: no Metadata request after the failed fetch");
     }
 }

@@ -860,6 +860,7 @@ impl Simulation {
                 self.cuts.last().and_then(|(a, _)| a.first().copied()).unwrap_or(NodeId::Broker(0))
             }
             Command::Heal => {
+                // As for a partition, the first node of the first cut stands in.
                 let cuts = self.cuts.len() as u32;
                 let first = self.cuts.first().and_then(|(a, _)| a.first().copied()).unwrap_or(NodeId::Broker(0));
                 self.cuts.clear();
@@ -947,7 +948,7 @@ impl Simulation {
     }
 
     /// The network partitions in place, as (side a, side b).
-    pub fn partitions(&self) -> &[(BTreeSet<NodeId>, BTreeSet<NodeId>)] {
+    pub fn network_partitions(&self) -> &[(BTreeSet<NodeId>, BTreeSet<NodeId>)] {
         &self.cuts
     }
 
