@@ -92,6 +92,33 @@ fn run_rf3_acks_all_replicates_before_acknowledging() {
 }
 
 #[test]
+fn run_prints_faults_elections_and_fencing_readably() {
+    let out = ok(&["run", &scenario("faults.json")]);
+    for line in [
+        "controller 1 is the active controller (epoch 1)",
+        "broker 0 begins controlled shutdown (wantShutDown)",
+        "puts broker 0 in controlled shutdown: 2 partition change(s)",
+        "broker 0 shut down cleanly",
+        "client-0: connection to broker-0 reset",
+        "network partition: broker-1 | controller-0, controller-1, controller-2",
+        "BrokerHeartbeat from broker-1 to controller-1 lost in the partition",
+        "broker 1 session expired",
+        "network healed (1 cut)",
+        "controller 0 stopped",
+        "broker 2 stopped",
+        "connection to broker-2 refused",
+        "client-0 producer: 3 sent, 3 acknowledged, 0 failed, 0 pending",
+    ] {
+        assert!(out.contains(line), "no {line:?} in the output");
+    }
+    // Metadata records read as Kafka names them, not as Rust structs.
+    assert!(out.contains("PartitionChangeRecord orders-0: leader "), "no readable PartitionChangeRecord");
+    assert!(out.contains("BrokerRegistrationChangeRecord broker 1 fenced"));
+    let structs: Vec<&str> = out.lines().filter(|l| l.contains("metadata record") && l.contains(" { ")).collect();
+    assert!(structs.is_empty(), "records printed as Rust structs: {structs:?}");
+}
+
+#[test]
 fn run_is_deterministic_and_seed_changes_it() {
     let path = scenario("rf3-acks-all.json");
     let a = ok(&["run", &path]);

@@ -57,7 +57,7 @@ fn a_killed_leader_is_replaced_from_the_isr_after_the_session_timeout_and_the_re
         run_for(&mut sim, 1);
         let killed_at = sim.now_ms();
         assert!(sim.broker_is_down(old));
-        // A record sent to the dead leader times out and is retried.
+        // A record sent to the dead leader is refused and retried.
         sim.command(produce_to(0, "orders", 0, None, "during")).unwrap();
 
         // The new leader: the first live ISR replica in assignment order.

@@ -29,7 +29,7 @@ fn every_example_parses_runs_and_round_trips() {
         .filter(|n| n.ends_with(".json"))
         .collect();
     names.sort();
-    for required in ["basic.json", "rf3-acks-all.json", "segments.json", "too-large.json"] {
+    for required in ["basic.json", "faults.json", "rf3-acks-all.json", "segments.json", "too-large.json"] {
         assert!(names.iter().any(|n| n == required), "tests/scenarios/{required} is missing");
     }
     for name in &names {
@@ -39,6 +39,43 @@ fn every_example_parses_runs_and_round_trips() {
         let sim = scenario.run(None).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(sim.now_ms(), scenario.end_ms());
     }
+}
+
+#[test]
+fn fault_actions_read_from_json_and_run() {
+    use kafkascope::sim::simulation::{Command, NodeSet};
+    use kafkascope::sim::trace::TraceKind;
+    let scenario = load("faults.json");
+    let commands: Vec<&Command> = scenario.actions.iter().map(|a| &a.command).collect();
+    assert!(commands.contains(&&Command::ShutdownBroker { broker: 0 }));
+    assert!(commands.contains(&&Command::RestartBroker { broker: 0 }));
+    assert!(commands.contains(&&Command::KillBroker { broker: 2 }));
+    assert!(commands.contains(&&Command::KillController { controller: 0 }));
+    assert!(commands.contains(&&Command::RestartController { controller: 0 }));
+    assert!(commands.contains(&&Command::Heal));
+    let cut = Command::Partition {
+        a: NodeSet { brokers: vec![1], ..Default::default() },
+        b: NodeSet { controllers: vec![0, 1, 2], ..Default::default() },
+    };
+    assert!(commands.contains(&&cut));
+    let sim = scenario.run(None).unwrap();
+    let has = |f: &dyn Fn(&TraceKind) -> bool| sim.trace().iter().any(|e| f(&e.kind));
+    assert!(has(&|k| matches!(k, TraceKind::BrokerShutDown { broker: 0 })));
+    assert!(has(&|k| matches!(k, TraceKind::BrokerSessionExpired { broker: 1, .. })));
+    assert!(has(&|k| matches!(k, TraceKind::NetworkHealed { cuts: 1 })));
+    assert!(has(&|k| matches!(k, TraceKind::BrokerStopped { broker: 2 })));
+    assert_eq!(RunSummary::of(&sim).to_string().matches("3 acknowledged").count(), 1);
+
+    // A side must not be empty, and a node cannot be on both sides.
+    let bad = r#"{"cluster": {"brokers": 1, "controllers": 1}, "clients": [],
+        "actions": [{"at_ms": 0, "action": "partition", "a": {"brokers": [0]}, "b": {"brokers": [0]}}]}"#;
+    match Scenario::from_json(bad).unwrap().run(None) {
+        Err(ScenarioError::Command { index: 0, error: CommandError::NodeOnBothSides(_), .. }) => {}
+        other => panic!("expected NodeOnBothSides, got {other:?}"),
+    }
+    let typo = r#"{"actions": [{"at_ms": 0, "action": "partition", "a": {"broker": [0]}, "b": {}}]}"#;
+    let (_, _, message) = json_error(typo);
+    assert!(message.contains("unknown field `broker`"), "{message}");
 }
 
 #[test]

@@ -48,6 +48,35 @@ pub enum MetadataRecord {
     BrokerRegistrationChange { broker: u32, fenced: bool },
 }
 
+/// One line a reader can follow: the record's Kafka name and what it says.
+impl std::fmt::Display for MetadataRecord {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let leader = |l: &Option<u32>| l.map_or("none (offline)".to_string(), |b| b.to_string());
+        match self {
+            MetadataRecord::RegisterBroker { broker, epoch } => {
+                write!(f, "RegisterBrokerRecord broker {broker}, broker epoch {epoch}")
+            }
+            MetadataRecord::Topic { name, partitions } => write!(f, "TopicRecord {name} ({partitions} partitions)"),
+            MetadataRecord::Partition(p) => write!(
+                f,
+                "PartitionRecord {}: replicas {:?}, leader {}, ISR {:?}",
+                p.partition,
+                p.replicas,
+                leader(&p.leader),
+                p.isr
+            ),
+            MetadataRecord::PartitionChange { partition, isr, leader: l, leader_epoch, partition_epoch } => write!(
+                f,
+                "PartitionChangeRecord {partition}: leader {} (leader epoch {leader_epoch}), ISR {isr:?}, partition epoch {partition_epoch}",
+                leader(l)
+            ),
+            MetadataRecord::BrokerRegistrationChange { broker, fenced } => {
+                write!(f, "BrokerRegistrationChangeRecord broker {broker} {}", if *fenced { "fenced" } else { "unfenced" })
+            }
+        }
+    }
+}
+
 /// PartitionRecord.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PartitionRecord {
@@ -150,6 +179,12 @@ pub struct Controller {
     last_heartbeat_ms: BTreeMap<u32, u64>,
     /// Held metadata fetches: broker -> (correlation id, fetch offset).
     parked: BTreeMap<u32, (i32, i64)>,
+    /// The metadata offset each broker's last heartbeat reported.
+    metadata_offsets: BTreeMap<u32, i64>,
+    /// Brokers in controlled shutdown, with the log end offset after the
+    /// records that moved everything off them (BrokerHeartbeatManager's
+    /// controlledShutdownOffset).
+    shutting_down: BTreeMap<u32, i64>,
 }
 
 impl Controller {
@@ -165,6 +200,8 @@ impl Controller {
             active_epoch: None,
             last_heartbeat_ms: BTreeMap::new(),
             parked: BTreeMap::new(),
+            metadata_offsets: BTreeMap::new(),
+            shutting_down: BTreeMap::new(),
         }
     }
 
@@ -304,6 +341,7 @@ impl Controller {
                 if self.image(false).is_unfenced(broker) {
                     self.fence_broker(ctx, broker);
                 }
+                self.shutting_down.remove(&broker);
                 let epoch = self.raft.as_ref().map_or(0, |r| r.log_end_offset());
                 self.append(ctx, MetadataRecord::RegisterBroker { broker, epoch });
                 self.last_heartbeat_ms.insert(broker, ctx.now_ms);
@@ -316,7 +354,7 @@ impl Controller {
                 };
                 ctx.send(NodeId::Broker(broker), Message::Control(reply));
             }
-            ControlMessage::BrokerHeartbeatRequest { broker, correlation_id, broker_epoch, metadata_offset } => {
+            ControlMessage::BrokerHeartbeatRequest { broker, correlation_id, broker_epoch, metadata_offset, want_shut_down } => {
                 if !active {
                     let reply = ControlMessage::BrokerHeartbeatResponse {
                         broker,
@@ -324,6 +362,7 @@ impl Controller {
                         error: not_leader,
                         fenced: true,
                         leader_hint: hint,
+                        should_shut_down: false,
                     };
                     ctx.send(NodeId::Broker(broker), Message::Control(reply));
                     return;
@@ -331,13 +370,18 @@ impl Controller {
                 let image = self.image(false);
                 let mut fenced = true;
                 let mut error = ErrorCode::None;
+                let mut should_shut_down = false;
                 match image.brokers.get(&broker) {
                     Some((epoch, was_fenced)) if *epoch == broker_epoch => {
                         self.last_heartbeat_ms.insert(broker, ctx.now_ms);
+                        self.metadata_offsets.insert(broker, metadata_offset);
                         fenced = *was_fenced;
-                        // Unfence once the broker has caught up with the
-                        // metadata log up to its own registration.
-                        if fenced && metadata_offset > *epoch {
+                        if want_shut_down {
+                            should_shut_down = self.controlled_shutdown(ctx, broker);
+                            fenced = fenced || should_shut_down;
+                        } else if fenced && metadata_offset > *epoch {
+                            // Unfence once the broker has caught up with the
+                            // metadata log up to its own registration.
                             self.append(ctx, MetadataRecord::BrokerRegistrationChange { broker, fenced: false });
                             self.elect_offline_leaders(ctx, broker);
                             fenced = false;
@@ -346,8 +390,14 @@ impl Controller {
                     // The broker registers again.
                     _ => error = ErrorCode::StaleBrokerEpoch,
                 }
-                let reply =
-                    ControlMessage::BrokerHeartbeatResponse { broker, correlation_id, error, fenced, leader_hint: Some(self.id) };
+                let reply = ControlMessage::BrokerHeartbeatResponse {
+                    broker,
+                    correlation_id,
+                    error,
+                    fenced,
+                    leader_hint: Some(self.id),
+                    should_shut_down,
+                };
                 ctx.send(NodeId::Broker(broker), Message::Control(reply));
             }
             ControlMessage::MetadataFetchRequest { broker, correlation_id, offset } => {
@@ -519,8 +569,54 @@ impl Controller {
     /// leaders for the partitions it led.
     fn fence_broker(&mut self, ctx: &mut Ctx, broker: u32) {
         self.append(ctx, MetadataRecord::BrokerRegistrationChange { broker, fenced: true });
+        self.shutting_down.remove(&broker);
+        self.move_off(ctx, broker);
+    }
+
+    /// A heartbeat with wantShutDown (BrokerHeartbeatManager's
+    /// CONTROLLED_SHUTDOWN state): the first one moves the broker's
+    /// leaderships to other ISR members and takes it out of every ISR
+    /// (ReplicationControlManager.handleBrokerInControlledShutdown). Returns
+    /// shouldShutDown: true once every other live broker has fetched those
+    /// changes, at which point the broker is fenced.
+    fn controlled_shutdown(&mut self, ctx: &mut Ctx, broker: u32) -> bool {
+        let offset = match self.shutting_down.get(&broker) {
+            Some(o) => *o,
+            None => {
+                let changes = self.move_off(ctx, broker);
+                let offset = self.raft.as_ref().map_or(0, |r| r.log_end_offset());
+                self.shutting_down.insert(broker, offset);
+                ctx.trace(|| TraceKind::BrokerInControlledShutdown { broker, controller: self.id, partitions: changes });
+                offset
+            }
+        };
         let image = self.image(false);
-        let alive = |b: u32| b != broker && image.is_unfenced(b);
+        let leads = image.partitions.values().any(|p| p.leader == Some(broker));
+        // The lowest metadata offset among the live brokers that stay.
+        let caught_up = image
+            .brokers
+            .iter()
+            .filter(|(b, (_, fenced))| **b != broker && !*fenced && !self.shutting_down.contains_key(b))
+            .all(|(b, _)| self.metadata_offsets.get(b).is_some_and(|o| *o >= offset));
+        let committed = self.raft.as_ref().and_then(|r| r.high_watermark()).unwrap_or(0) >= offset;
+        if leads || !caught_up || !committed {
+            return false;
+        }
+        if image.is_unfenced(broker) {
+            self.append(ctx, MetadataRecord::BrokerRegistrationChange { broker, fenced: true });
+        }
+        true
+    }
+
+    /// The partition changes that take `broker` out of every ISR (never
+    /// below one member) and give the partitions it led new leaders; how
+    /// many were written.
+    fn move_off(&mut self, ctx: &mut Ctx, broker: u32) -> u32 {
+        let image = self.image(false);
+        // A broker on its way out is no candidate for leadership either.
+        let leaving = self.shutting_down.clone();
+        let alive = |b: u32| b != broker && image.is_unfenced(b) && !leaving.contains_key(&b);
+        let mut changes = 0;
         for p in image.partitions.values() {
             if !p.replicas.contains(&broker) {
                 continue;
@@ -540,6 +636,7 @@ impl Controller {
                 continue;
             }
             let leader_epoch = if leader != p.leader { p.leader_epoch + 1 } else { p.leader_epoch };
+            changes += 1;
             self.append(
                 ctx,
                 MetadataRecord::PartitionChange {
@@ -551,6 +648,7 @@ impl Controller {
                 },
             );
         }
+        changes
     }
 
     /// A broker just unfenced: offline partitions whose ISR holds it get it
@@ -587,8 +685,12 @@ impl Controller {
             // The leader learns the current state from the metadata log.
             return ErrorCode::InvalidUpdateVersion;
         }
-        // Only live (unfenced) brokers may join the ISR (KIP-841).
-        if isr.iter().any(|b| *b != broker && !p.isr.contains(b) && !image.is_unfenced(*b)) {
+        // Only live (unfenced) brokers not in controlled shutdown may join
+        // the ISR (KIP-841).
+        if isr
+            .iter()
+            .any(|b| *b != broker && !p.isr.contains(b) && (!image.is_unfenced(*b) || self.shutting_down.contains_key(b)))
+        {
             return ErrorCode::IneligibleReplica;
         }
         if isr == p.isr {
@@ -663,8 +765,17 @@ pub enum ControlMessage {
         broker_epoch: i64,
         leader_hint: Option<u32>,
     },
-    BrokerHeartbeatRequest { broker: u32, correlation_id: i32, broker_epoch: i64, metadata_offset: i64 },
-    BrokerHeartbeatResponse { broker: u32, correlation_id: i32, error: ErrorCode, fenced: bool, leader_hint: Option<u32> },
+    /// `want_shut_down`: the broker is in a controlled shutdown.
+    BrokerHeartbeatRequest { broker: u32, correlation_id: i32, broker_epoch: i64, metadata_offset: i64, want_shut_down: bool },
+    /// `should_shut_down`: the controlled shutdown is done; the broker may stop.
+    BrokerHeartbeatResponse {
+        broker: u32,
+        correlation_id: i32,
+        error: ErrorCode,
+        fenced: bool,
+        leader_hint: Option<u32>,
+        should_shut_down: bool,
+    },
     /// A broker fetches the `__cluster_metadata` log from `offset`, like a
     /// Raft observer; it only ever gets committed records.
     MetadataFetchRequest { broker: u32, correlation_id: i32, offset: i64 },

@@ -27,6 +27,9 @@ pub enum Output {
     Timer { after_ms: u64, timer: Timer },
     /// Record that something happened.
     Trace(TraceKind),
+    /// The node's process exits (a broker whose controlled shutdown is
+    /// done); the simulation takes it down after the node's other outputs.
+    Stop,
 }
 
 /// The context of one handler call.
@@ -47,6 +50,11 @@ impl Ctx<'_> {
 
     pub fn timer(&mut self, after_ms: u64, timer: Timer) {
         self.out.push(Output::Timer { after_ms, timer });
+    }
+
+    /// Ends this node's process once its other outputs are carried out.
+    pub fn stop(&mut self) {
+        self.out.push(Output::Stop);
     }
 
     /// Records a trace event, built only if the trace is kept. Building it

@@ -36,6 +36,10 @@ pub enum ErrorCode {
     StaleBrokerEpoch,
     InvalidUpdateVersion,
     IneligibleReplica,
+    /// The client's connection closed before the answer came (refused or
+    /// reset). It never travels on the wire: the client's NetworkClient
+    /// gives it to the requests that were in flight on that connection.
+    NetworkException,
 }
 
 impl ErrorCode {
@@ -67,6 +71,7 @@ impl ErrorCode {
             ErrorCode::StaleBrokerEpoch => 77,
             ErrorCode::InvalidUpdateVersion => 119,
             ErrorCode::IneligibleReplica => 107,
+            ErrorCode::NetworkException => 13,
         }
     }
 
@@ -98,6 +103,7 @@ impl ErrorCode {
             ErrorCode::StaleBrokerEpoch => "STALE_BROKER_EPOCH",
             ErrorCode::InvalidUpdateVersion => "INVALID_UPDATE_VERSION",
             ErrorCode::IneligibleReplica => "INELIGIBLE_REPLICA",
+            ErrorCode::NetworkException => "NETWORK_EXCEPTION",
         }
     }
 }
@@ -114,6 +120,7 @@ impl ErrorCode {
                 | ErrorCode::NotEnoughReplicasAfterAppend
                 | ErrorCode::UnknownTopicOrPartition
                 | ErrorCode::CorruptMessage
+                | ErrorCode::NetworkException
         )
     }
 }

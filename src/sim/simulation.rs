@@ -18,7 +18,7 @@ use super::trace::{Direction, TraceEvent, TraceKind};
 use super::view::{BrokerStatus, ClusterView, ControllerView, InFlightView, QuorumView};
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 use std::fmt;
 
 /// The most brokers a cluster may have. The core handles dozens; the UI
@@ -129,6 +129,36 @@ pub enum Command {
     /// Start a killed broker again: it registers, fetches the metadata log
     /// and its replicas catch up.
     RestartBroker { broker: u32 },
+    /// Stop a broker gracefully (a controlled shutdown): its heartbeat asks
+    /// the active controller to move its leaderships away and take it out
+    /// of every ISR, and it stops only once the controller says so. It can
+    /// be started again with `RestartBroker`.
+    ShutdownBroker { broker: u32 },
+    /// Cut the network between two sets of nodes, both ways: every message
+    /// across the cut is lost, and no reset comes back, so each side finds
+    /// out only through its own timeouts. Nodes in neither set still reach
+    /// everyone. Cuts add up until `Heal`.
+    Partition { a: NodeSet, b: NodeSet },
+    /// Heal every cut: messages flow again (those already lost stay lost).
+    Heal,
+}
+
+/// Some nodes of the cluster, by kind, for a network partition.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct NodeSet {
+    pub brokers: Vec<u32>,
+    pub controllers: Vec<u32>,
+    pub clients: Vec<u32>,
+}
+
+impl NodeSet {
+    pub fn nodes(&self) -> Vec<NodeId> {
+        let brokers = self.brokers.iter().map(|b| NodeId::Broker(*b));
+        let controllers = self.controllers.iter().map(|c| NodeId::Controller(*c));
+        let clients = self.clients.iter().map(|c| NodeId::Client(*c));
+        brokers.chain(controllers).chain(clients).collect()
+    }
 }
 
 /// The largest record a producer accepts (`max.request.size`).
@@ -152,6 +182,15 @@ pub enum CommandError {
     BrokerAlreadyRunning(u32),
     /// Killing brokers needs controllers to move leadership.
     NoControlPlane,
+    BrokerAlreadyShuttingDown(u32),
+    /// A partition names a node the cluster does not have.
+    UnknownNode(NodeId),
+    /// A partition puts the same node on both sides of the cut.
+    NodeOnBothSides(NodeId),
+    /// A partition with nobody on one side cuts nothing.
+    EmptyPartitionSide,
+    /// `Heal` with no cut in place.
+    NoPartition,
 }
 
 impl fmt::Display for CommandError {
@@ -173,9 +212,15 @@ impl fmt::Display for CommandError {
             CommandError::UnknownBroker(b) => write!(f, "there is no broker {b}"),
             CommandError::BrokerAlreadyStopped(b) => write!(f, "broker {b} is already stopped"),
             CommandError::BrokerAlreadyRunning(b) => write!(f, "broker {b} is already running"),
-            CommandError::NoControlPlane => {
-                write!(f, "killing a broker needs a controller quorum (controllers = 1, 3 or 5) to move its leaderships")
-            }
+            CommandError::NoControlPlane => write!(
+                f,
+                "stopping a broker or cutting the network needs a controller quorum (controllers = 1, 3 or 5): without one nothing moves leaderships or times out lost requests"
+            ),
+            CommandError::BrokerAlreadyShuttingDown(b) => write!(f, "broker {b} is already shutting down"),
+            CommandError::UnknownNode(n) => write!(f, "there is no {n} to cut off"),
+            CommandError::NodeOnBothSides(n) => write!(f, "{n} cannot be on both sides of a network partition"),
+            CommandError::EmptyPartitionSide => write!(f, "a network partition needs at least one node on each side"),
+            CommandError::NoPartition => write!(f, "there is no network partition to heal"),
         }
     }
 }
@@ -192,6 +237,10 @@ enum Event {
     Command(Command),
     /// A controller process starts for the first time.
     ControllerStart(u32),
+    /// `node` learns that its connection to `peer` is gone: the peer's
+    /// process refused a connection (`refused`) or died with it open (its
+    /// host answers with a reset). `incarnation`: `node`'s when it was sent.
+    Disconnected { node: NodeId, peer: NodeId, refused: bool, incarnation: u32 },
 }
 
 #[derive(Clone, Debug)]
@@ -262,9 +311,22 @@ pub struct Simulation {
     /// Keep the whole trace (the UI and tests), or only count events (benchmarks).
     record_trace: bool,
     /// Brokers that are down (killed and not restarted).
-    down: std::collections::BTreeSet<NodeId>,
+    down: BTreeSet<NodeId>,
     /// How many times each node restarted; absent means 0.
     incarnations: BTreeMap<NodeId, u32>,
+    /// The network partitions in place: each cuts every link between its two
+    /// sides, both ways.
+    cuts: Vec<(BTreeSet<NodeId>, BTreeSet<NodeId>)>,
+}
+
+/// What a message is, for the trace: its quorum or control-plane RPC name,
+/// else its API and direction.
+fn message_name(msg: &Message) -> String {
+    match (msg.raft_api(), msg) {
+        (Some(rpc), _) => rpc.to_string(),
+        (None, Message::Response(r)) => format!("{} response", r.api_key.name()),
+        (None, m) => format!("{} request", m.api_key().name()),
+    }
 }
 
 /// Kafka's topic name rule: 1 to 249 of `[a-zA-Z0-9._-]`, not "." or "..".
@@ -402,6 +464,7 @@ impl Simulation {
             record_trace: true,
             down: Default::default(),
             incarnations: BTreeMap::new(),
+            cuts: Vec::new(),
         };
         for b in broker_ids {
             sim.schedule(0, Event::Timer { node: NodeId::Broker(b), timer: Timer::Broker(BrokerTimer::Startup), incarnation: 0 });
@@ -591,20 +654,45 @@ impl Simulation {
                 Some(c) if c.is_alive() => return Err(CommandError::ControllerAlreadyRunning(*controller)),
                 Some(_) => {}
             },
-            Command::KillBroker { broker } | Command::RestartBroker { broker } => {
-                if self.broker(*broker).is_none() {
+            Command::KillBroker { broker } | Command::RestartBroker { broker } | Command::ShutdownBroker { broker } => {
+                let Some(b) = self.broker(*broker) else {
                     return Err(CommandError::UnknownBroker(*broker));
-                }
+                };
                 if self.config.controllers == 0 {
                     return Err(CommandError::NoControlPlane);
                 }
                 let down = self.down.contains(&NodeId::Broker(*broker));
                 match command {
-                    Command::KillBroker { .. } if down => return Err(CommandError::BrokerAlreadyStopped(*broker)),
+                    Command::KillBroker { .. } | Command::ShutdownBroker { .. } if down => {
+                        return Err(CommandError::BrokerAlreadyStopped(*broker))
+                    }
+                    Command::ShutdownBroker { .. } if b.is_shutting_down() => {
+                        return Err(CommandError::BrokerAlreadyShuttingDown(*broker))
+                    }
                     Command::RestartBroker { .. } if !down => return Err(CommandError::BrokerAlreadyRunning(*broker)),
                     _ => {}
                 }
             }
+            Command::Partition { a, b } => {
+                // A static cluster arms no timeouts on metadata and replica
+                // fetches (so its runs stay what they were): a request lost
+                // in a cut would wait forever, even after the heal.
+                if self.config.controllers == 0 {
+                    return Err(CommandError::NoControlPlane);
+                }
+                let (a, b) = (a.nodes(), b.nodes());
+                if a.is_empty() || b.is_empty() {
+                    return Err(CommandError::EmptyPartitionSide);
+                }
+                if let Some(n) = a.iter().chain(&b).find(|n| !self.nodes.contains_key(n)) {
+                    return Err(CommandError::UnknownNode(*n));
+                }
+                if let Some(n) = a.iter().find(|n| b.contains(n)) {
+                    return Err(CommandError::NodeOnBothSides(*n));
+                }
+            }
+            Command::Heal if self.cuts.is_empty() => return Err(CommandError::NoPartition),
+            Command::Heal => {}
         }
         Ok(())
     }
@@ -624,11 +712,45 @@ impl Simulation {
         self.steps += 1;
         let mut out = Vec::new();
         let node_id = match next.event {
+            Event::Deliver { from, to, msg, .. } if self.is_cut(from, to) => {
+                // Lost on a partitioned network: nothing comes back, the
+                // sender finds out only by its own timeout.
+                self.record(to, TraceKind::MessageLost { from, to, what: message_name(&msg) });
+                to
+            }
+            Event::Deliver { from, to, incarnation, .. } if self.is_down(to) => {
+                // The host is up but the process is not: it refuses the
+                // connection, and the sender hears so one link latency later.
+                // A message from before the crash was on a connection that
+                // was reset already (`reset_connections`).
+                if incarnation == self.incarnation(to) {
+                    self.schedule_disconnect(from, to, true);
+                }
+                to
+            }
             Event::Deliver { to, incarnation, .. } | Event::Timer { node: to, incarnation, .. }
                 if self.down.contains(&to) || incarnation != self.incarnation(to) =>
             {
                 // A crashed node, or a reset connection / an old incarnation's timer.
                 to
+            }
+            Event::Disconnected { node, peer, incarnation, .. }
+                if self.is_down(node) || incarnation != self.incarnation(node) || self.is_cut(node, peer) =>
+            {
+                // The reset is lost like any packet across a cut.
+                node
+            }
+            Event::Disconnected { node, peer, refused, .. } => {
+                self.record(node, TraceKind::Disconnected { node, peer, refused });
+                let mut ctx = Ctx { now_ms: self.now_ms, me: node, rng: &mut self.rng, out: &mut out, tracing: self.record_trace };
+                match self.nodes.get_mut(&node) {
+                    Some(Node::Broker(b)) => b.on_disconnect(&mut ctx, peer),
+                    Some(Node::Client(c)) => c.on_disconnect(&mut ctx, peer),
+                    // The quorum's own timeouts and retries cover a lost
+                    // peer (KafkaRaftClient treats a failed request alike).
+                    Some(Node::Controller(_)) | None => {}
+                }
+                node
             }
             Event::Deliver { from, to, msg, .. } => {
                 let mut ctx = Ctx { now_ms: self.now_ms, me: to, rng: &mut self.rng, out: &mut out, tracing: self.record_trace };
@@ -712,15 +834,40 @@ impl Simulation {
             }
             Command::KillBroker { broker } => {
                 let me = NodeId::Broker(broker);
-                if let Some(Node::Broker(b)) = self.nodes.get_mut(&me) {
-                    b.crash();
-                }
-                self.down.insert(me);
-                *self.incarnations.entry(me).or_insert(0) += 1;
                 if self.record_trace {
                     out.push(Output::Trace(TraceKind::BrokerStopped { broker }));
                 }
+                self.stop_broker(broker);
                 me
+            }
+            Command::ShutdownBroker { broker } => {
+                let me = NodeId::Broker(broker);
+                let mut ctx = Ctx { now_ms: now, me, rng: &mut self.rng, out, tracing: self.record_trace };
+                if let Some(Node::Broker(b)) = self.nodes.get_mut(&me) {
+                    b.begin_controlled_shutdown(&mut ctx);
+                }
+                me
+            }
+            Command::Partition { a, b } => {
+                let (a, b): (BTreeSet<NodeId>, BTreeSet<NodeId>) =
+                    (a.nodes().into_iter().collect(), b.nodes().into_iter().collect());
+                if self.record_trace {
+                    let (sa, sb) = (a.iter().copied().collect(), b.iter().copied().collect());
+                    out.push(Output::Trace(TraceKind::NetworkPartitioned { a: sa, b: sb }));
+                }
+                self.cuts.push((a, b));
+                // The trace names no node of its own; the first of side a stands in.
+                self.cuts.last().and_then(|(a, _)| a.first().copied()).unwrap_or(NodeId::Broker(0))
+            }
+            Command::Heal => {
+                // As for a partition, the first node of the first cut stands in.
+                let cuts = self.cuts.len() as u32;
+                let first = self.cuts.first().and_then(|(a, _)| a.first().copied()).unwrap_or(NodeId::Broker(0));
+                self.cuts.clear();
+                if self.record_trace {
+                    out.push(Output::Trace(TraceKind::NetworkHealed { cuts }));
+                }
+                first
             }
             Command::RestartBroker { broker } => {
                 let me = NodeId::Broker(broker);
@@ -739,6 +886,7 @@ impl Simulation {
                     } else if c.kill(&mut ctx) {
                         // Its timers and the messages on its connections die with it.
                         *self.incarnations.entry(me).or_insert(0) += 1;
+                        self.reset_connections(me);
                     }
                 }
                 me
@@ -746,7 +894,66 @@ impl Simulation {
         }
     }
 
+    /// A broker process goes down (crashed, or done with its controlled
+    /// shutdown): its volatile state goes, its logs stay, and every peer
+    /// with a connection to it gets a reset.
+    fn stop_broker(&mut self, broker: u32) {
+        let me = NodeId::Broker(broker);
+        if let Some(Node::Broker(b)) = self.nodes.get_mut(&me) {
+            b.crash();
+        }
+        self.down.insert(me);
+        *self.incarnations.entry(me).or_insert(0) += 1;
+        self.reset_connections(me);
+    }
+
+    /// A process died with its connections open: its host's kernel resets
+    /// each of them, so every peer that ever talked with it learns at once.
+    fn reset_connections(&mut self, dead: NodeId) {
+        let peers: BTreeSet<NodeId> = self
+            .link_last_arrival_ms
+            .keys()
+            .filter_map(|(a, b)| match (*a == dead, *b == dead) {
+                (true, false) => Some(*b),
+                (false, true) => Some(*a),
+                _ => None,
+            })
+            .collect();
+        for peer in peers {
+            self.schedule_disconnect(peer, dead, false);
+        }
+    }
+
+    /// Tells `node`, one link latency from now, that its connection to
+    /// `peer` is gone.
+    fn schedule_disconnect(&mut self, node: NodeId, peer: NodeId, refused: bool) {
+        if self.is_down(node) || self.is_cut(node, peer) {
+            return;
+        }
+        let incarnation = self.incarnation(node);
+        self.schedule(self.config.link_latency_ms, Event::Disconnected { node, peer, refused, incarnation });
+    }
+
+    /// Whether a cut lies between two nodes.
+    fn is_cut(&self, a: NodeId, b: NodeId) -> bool {
+        self.cuts.iter().any(|(x, y)| (x.contains(&a) && y.contains(&b)) || (x.contains(&b) && y.contains(&a)))
+    }
+
+    /// Whether a node's process is down: a stopped broker or controller.
+    fn is_down(&self, node: NodeId) -> bool {
+        match self.nodes.get(&node) {
+            Some(Node::Controller(c)) => !c.is_alive(),
+            _ => self.down.contains(&node),
+        }
+    }
+
+    /// The network partitions in place, as (side a, side b).
+    pub fn network_partitions(&self) -> &[(BTreeSet<NodeId>, BTreeSet<NodeId>)] {
+        &self.cuts
+    }
+
     fn apply(&mut self, node: NodeId, out: Vec<Output>) {
+        let mut stop = false;
         for output in out {
             match output {
                 Output::Send { to, msg } => {
@@ -776,7 +983,13 @@ impl Simulation {
                     self.schedule(after_ms, Event::Timer { node, timer, incarnation })
                 }
                 Output::Trace(kind) => self.record(node, kind),
+                Output::Stop => stop = true,
             }
+        }
+        // The process exits after its last words: what it emitted with the
+        // request to stop still goes out.
+        if let (true, NodeId::Broker(broker)) = (stop, node) {
+            self.stop_broker(broker);
         }
     }
 

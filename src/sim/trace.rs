@@ -188,6 +188,29 @@ pub enum TraceKind {
     MetadataRecordApplied { broker: u32, offset: i64, record: MetadataRecord },
     /// A broker process crashed (killed by the user); its logs survive.
     BrokerStopped { broker: u32 },
+    /// The user cut the network between two sets of nodes.
+    NetworkPartitioned { a: Vec<NodeId>, b: Vec<NodeId> },
+    /// The user healed every cut (`cuts` of them).
+    NetworkHealed { cuts: u32 },
+    /// A message reached a cut and was lost; no error goes back.
+    MessageLost { from: NodeId, to: NodeId, what: String },
+    /// `node` learned its connection to `peer` is gone: refused (the peer's
+    /// process is down) or reset (it died with the connection open).
+    Disconnected { node: NodeId, peer: NodeId, refused: bool },
+    /// A broker was asked to shut down gracefully; its heartbeat now says
+    /// wantShutDown.
+    ControlledShutdownRequested { broker: u32 },
+    /// The active controller put a broker in controlled shutdown: it wrote
+    /// `partitions` partition changes moving leaders and ISRs off it.
+    BrokerInControlledShutdown { broker: u32, controller: u32, partitions: u32 },
+    /// The controller answered shouldShutDown and the broker stopped; its
+    /// logs survive.
+    BrokerShutDown { broker: u32 },
+}
+
+/// Nodes as a comma-separated list.
+fn node_list(nodes: &[NodeId]) -> String {
+    nodes.iter().map(NodeId::to_string).collect::<Vec<_>>().join(", ")
 }
 
 impl TraceKind {
@@ -386,7 +409,7 @@ impl fmt::Display for TraceEvent {
                 write!(f, "controller {controller} is the active controller (epoch {epoch})")
             }
             TraceKind::MetadataRecordAppended { controller, offset, record } => {
-                write!(f, "controller {controller} appended metadata record {offset}: {record:?}")
+                write!(f, "controller {controller} appended metadata record {offset}: {record}")
             }
             TraceKind::BrokerSessionExpired { broker, last_heartbeat_ms } => {
                 write!(f, "broker {broker} session expired (last heartbeat at {last_heartbeat_ms}ms): fencing")
@@ -395,9 +418,25 @@ impl fmt::Display for TraceEvent {
                 write!(f, "broker {broker} registered with controller {controller}, broker epoch {broker_epoch}")
             }
             TraceKind::MetadataRecordApplied { broker, offset, record } => {
-                write!(f, "broker {broker} applied metadata record {offset}: {record:?}")
+                write!(f, "broker {broker} applied metadata record {offset}: {record}")
             }
             TraceKind::BrokerStopped { broker } => write!(f, "broker {broker} stopped"),
+            TraceKind::NetworkPartitioned { a, b } => {
+                write!(f, "network partition: {} | {}", node_list(a), node_list(b))
+            }
+            TraceKind::NetworkHealed { cuts } => write!(f, "network healed ({cuts} cut{})", if *cuts == 1 { "" } else { "s" }),
+            TraceKind::MessageLost { from, to, what } => write!(f, "{what} from {from} to {to} lost in the partition"),
+            TraceKind::Disconnected { node, peer, refused } => {
+                write!(f, "{node}: connection to {peer} {}", if *refused { "refused" } else { "reset" })
+            }
+            TraceKind::ControlledShutdownRequested { broker } => {
+                write!(f, "broker {broker} begins controlled shutdown (wantShutDown)")
+            }
+            TraceKind::BrokerInControlledShutdown { broker, controller, partitions } => write!(
+                f,
+                "controller {controller} puts broker {broker} in controlled shutdown: {partitions} partition change(s)"
+            ),
+            TraceKind::BrokerShutDown { broker } => write!(f, "broker {broker} shut down cleanly"),
         }
     }
 }

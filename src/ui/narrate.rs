@@ -234,7 +234,7 @@ pub fn narrate(event: &TraceEvent) -> String {
             "Controller {controller} leads epoch {epoch} of the quorum, so it is the active controller: brokers register and heartbeat with it."
         ),
         TraceKind::MetadataRecordAppended { controller, offset, record } => {
-            format!("Controller {controller} appended record {offset} to the metadata log: {record:?}.")
+            format!("Controller {controller} appended record {offset} to the metadata log: {record}.")
         }
         TraceKind::BrokerSessionExpired { broker, last_heartbeat_ms } => format!(
             "Broker {broker} sent no heartbeat since {last_heartbeat_ms} ms, longer than broker.session.timeout.ms: the controller fences it and moves its leaderships."
@@ -243,11 +243,46 @@ pub fn narrate(event: &TraceEvent) -> String {
             "Broker {broker} registered with controller {controller} and got broker epoch {broker_epoch}; it stays fenced until it catches up with the metadata log."
         ),
         TraceKind::MetadataRecordApplied { broker, offset, record } => {
-            format!("Broker {broker} applied committed metadata record {offset}: {record:?}.")
+            format!("Broker {broker} applied committed metadata record {offset}: {record}.")
         }
         TraceKind::BrokerStopped { broker } => format!(
             "Broker {broker} crashed: its threads, queues, purgatory, connections and fetchers are gone; its partition logs stay on disk."
         ),
+        TraceKind::NetworkPartitioned { a, b } => format!(
+            "The network is cut between {} and {}: messages across the cut are lost and no error comes back, so each side notices only when its timeouts run out.",
+            node_names(a),
+            node_names(b)
+        ),
+        TraceKind::NetworkHealed { cuts } => format!(
+            "The network is whole again ({cuts} cut healed): messages flow, and nodes that were cut off catch up through their next heartbeat or fetch."
+        ),
+        TraceKind::MessageLost { from, to, what } => {
+            format!("A {what} from {from} to {to} was lost in the network partition; the sender gets no error and waits for its timeout.")
+        }
+        TraceKind::Disconnected { node, peer, refused: true } => format!(
+            "{peer}'s process is down, so its host refused the connection: {node} learns at once, fails what it had in flight there and tries elsewhere."
+        ),
+        TraceKind::Disconnected { node, peer, refused: false } => format!(
+            "{peer} died with its connection open and its host reset it: {node} learns at once instead of waiting out a timeout."
+        ),
+        TraceKind::ControlledShutdownRequested { broker } => format!(
+            "Broker {broker} begins a controlled shutdown: its heartbeats now ask the active controller to move its leaderships away first (wantShutDown)."
+        ),
+        TraceKind::BrokerInControlledShutdown { broker, controller, partitions } => format!(
+            "Controller {controller} puts broker {broker} in controlled shutdown: {partitions} partition changes give its leaderships to other in-sync replicas and take it out of the ISRs, before it stops."
+        ),
+        TraceKind::BrokerShutDown { broker } => format!(
+            "The controller answered shouldShutDown, so broker {broker} stops cleanly: it leads nothing, and no client waited for a timeout."
+        ),
+    }
+}
+
+/// Node names joined with commas and a final "and".
+fn node_names(nodes: &[crate::sim::ids::NodeId]) -> String {
+    let names: Vec<String> = nodes.iter().map(ToString::to_string).collect();
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => names.join(""),
     }
 }
 

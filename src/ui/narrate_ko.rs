@@ -287,7 +287,7 @@ pub fn narrate(event: &TraceEvent) -> String {
             "컨트롤러 {controller}가 쿼럼의 에포크 {epoch} 리더이므로 액티브 컨트롤러입니다. 브로커들이 여기에 등록하고 하트비트를 보냅니다."
         ),
         TraceKind::MetadataRecordAppended { controller, offset, record } => {
-            format!("컨트롤러 {controller}가 메타데이터 로그에 레코드 {offset}를 추가했습니다: {record:?}.")
+            format!("컨트롤러 {controller}가 메타데이터 로그에 레코드 {offset}를 추가했습니다: {record}.")
         }
         TraceKind::BrokerSessionExpired { broker, last_heartbeat_ms } => format!(
             "브로커 {broker}가 {last_heartbeat_ms}ms 이후로 하트비트를 보내지 않아 broker.session.timeout.ms를 넘겼습니다. 컨트롤러가 이 브로커를 펜싱하고 리더 자리를 옮깁니다."
@@ -296,12 +296,43 @@ pub fn narrate(event: &TraceEvent) -> String {
             "브로커 {broker}가 컨트롤러 {controller}에 등록하고 브로커 에포크 {broker_epoch}를 받았습니다. 메타데이터 로그를 따라잡을 때까지 펜싱 상태입니다."
         ),
         TraceKind::MetadataRecordApplied { broker, offset, record } => {
-            format!("브로커 {broker}가 커밋된 메타데이터 레코드 {offset}를 적용했습니다: {record:?}.")
+            format!("브로커 {broker}가 커밋된 메타데이터 레코드 {offset}를 적용했습니다: {record}.")
         }
         TraceKind::BrokerStopped { broker } => format!(
             "브로커 {broker}가 죽었습니다. 스레드, 큐, 퍼거토리, 연결, 페처는 사라지고 파티션 로그는 디스크에 남습니다."
         ),
+        TraceKind::NetworkPartitioned { a, b } => format!(
+            "{}와(과) {} 사이의 네트워크가 끊겼습니다. 끊긴 곳을 지나는 메시지는 사라지고 오류도 돌아오지 않아, 양쪽 모두 타임아웃이 지나야 알아챕니다.",
+            node_names_ko(a),
+            node_names_ko(b)
+        ),
+        TraceKind::NetworkHealed { cuts } => format!(
+            "네트워크가 다시 이어졌습니다(끊긴 곳 {cuts}개 복구). 메시지가 다시 흐르고, 끊겨 있던 노드는 다음 하트비트나 페치로 따라잡습니다."
+        ),
+        TraceKind::MessageLost { from, to, what } => {
+            format!("{from}에서 {to}로 가던 {what}가 네트워크 분할로 사라졌습니다. 보낸 쪽은 오류를 받지 못하고 타임아웃을 기다립니다.")
+        }
+        TraceKind::Disconnected { node, peer, refused: true } => format!(
+            "{peer}의 프로세스가 내려가 있어 호스트가 연결을 거부했습니다. {node}는 곧바로 알아채고, 그쪽에 보낸 요청을 실패로 처리한 뒤 다른 곳을 찾습니다."
+        ),
+        TraceKind::Disconnected { node, peer, refused: false } => format!(
+            "{peer}가 연결을 연 채로 죽어 호스트가 연결을 리셋했습니다. {node}는 타임아웃을 기다리지 않고 곧바로 알아챕니다."
+        ),
+        TraceKind::ControlledShutdownRequested { broker } => format!(
+            "브로커 {broker}가 제어된 종료(controlled shutdown)를 시작합니다. 이제 하트비트로 액티브 컨트롤러에게 먼저 리더 자리를 옮겨 달라고 요청합니다(wantShutDown)."
+        ),
+        TraceKind::BrokerInControlledShutdown { broker, controller, partitions } => format!(
+            "컨트롤러 {controller}가 브로커 {broker}를 제어된 종료 상태로 둡니다. 파티션 변경 {partitions}건으로 리더 자리를 다른 ISR 복제본에 넘기고 ISR에서 뺀 뒤에야 브로커가 멈춥니다."
+        ),
+        TraceKind::BrokerShutDown { broker } => format!(
+            "컨트롤러가 shouldShutDown으로 답해 브로커 {broker}가 깔끔하게 멈춥니다. 이끄는 파티션이 없고, 타임아웃을 기다린 클라이언트도 없습니다."
+        ),
     }
+}
+
+/// 노드 이름을 쉼표로 잇습니다.
+fn node_names_ko(nodes: &[crate::sim::ids::NodeId]) -> String {
+    nodes.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
 }
 
 /// 컨트롤러 Raft 이벤트 한 문장.
@@ -596,9 +627,16 @@ mod tests {
             TraceKind::BrokerRegistered { .. } => 33,
             TraceKind::MetadataRecordApplied { .. } => 34,
             TraceKind::BrokerStopped { .. } => 35,
+            TraceKind::NetworkPartitioned { .. } => 36,
+            TraceKind::NetworkHealed { .. } => 37,
+            TraceKind::MessageLost { .. } => 38,
+            TraceKind::Disconnected { .. } => 39,
+            TraceKind::ControlledShutdownRequested { .. } => 40,
+            TraceKind::BrokerInControlledShutdown { .. } => 41,
+            TraceKind::BrokerShutDown { .. } => 42,
         }
     }
-    const KIND_COUNT: usize = 36;
+    const KIND_COUNT: usize = 43;
 
     fn wait_index(w: &WaitReason) -> usize {
         match w {
@@ -643,6 +681,23 @@ mod tests {
                 vec![2, 31],
             ),
             (ev(TraceKind::BrokerStopped { broker: 6 }), vec![6]),
+            (
+                ev(TraceKind::NetworkPartitioned {
+                    a: vec![NodeId::Broker(1)],
+                    b: vec![NodeId::Controller(2), NodeId::Controller(3)],
+                }),
+                vec![1, 2, 3],
+            ),
+            (ev(TraceKind::NetworkHealed { cuts: 2 }), vec![2]),
+            (
+                ev(TraceKind::MessageLost { from: NodeId::Broker(4), to: NodeId::Controller(5), what: "BrokerHeartbeat".into() }),
+                vec![4, 5],
+            ),
+            (ev(TraceKind::Disconnected { node: NodeId::Client(3), peer: NodeId::Broker(7), refused: true }), vec![3, 7]),
+            (ev(TraceKind::Disconnected { node: NodeId::Broker(2), peer: NodeId::Broker(8), refused: false }), vec![2, 8]),
+            (ev(TraceKind::ControlledShutdownRequested { broker: 4 }), vec![4]),
+            (ev(TraceKind::BrokerInControlledShutdown { broker: 4, controller: 1, partitions: 12 }), vec![4, 1, 12]),
+            (ev(TraceKind::BrokerShutDown { broker: 9 }), vec![9]),
             (
                 ev(TraceKind::RaftSent { rpc: "Vote".into(), to: NodeId::Controller(1), arrives_at_ms: 1234 }),
                 vec![1, 1234],

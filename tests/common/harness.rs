@@ -145,6 +145,7 @@ impl Harness {
                 Output::Timer { after_ms, timer: Timer::Broker(timer) } => self.schedule(after_ms, Event::Timer { broker, timer }),
                 Output::Timer { .. } => panic!("a broker set a client timer"),
                 Output::Trace(kind) => self.trace.push((self.now_ms, broker, kind)),
+                Output::Stop => panic!("a broker without a controller stopped itself"),
             }
         }
     }

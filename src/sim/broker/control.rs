@@ -21,6 +21,9 @@ use std::collections::BTreeMap;
 const CONTROLLER_REQUEST_TIMEOUT_MS: u64 = 2_000;
 /// The pause after a "not the active controller" answer with no hint.
 const CONTROLLER_RETRY_BACKOFF_MS: u64 = 100;
+/// BrokerLifecycleManager sends the heartbeat after its first "not yet"
+/// answer to wantShutDown this soon, in case the controller is done quickly.
+const CONTROLLED_SHUTDOWN_FIRST_RETRY_MS: u64 = 50;
 
 /// What a broker knows of the control plane.
 #[derive(Clone, Debug)]
@@ -40,6 +43,13 @@ pub struct BrokerControl {
     pub committed_partition_epochs: BTreeMap<TopicPartition, i32>,
     registration_in_flight: Option<i32>,
     fetch_in_flight: Option<i32>,
+    /// The heartbeat waiting for its answer; one is out at a time.
+    heartbeat_in_flight: Option<i32>,
+    /// A controlled shutdown was asked for (BrokerLifecycleManager's
+    /// PENDING_CONTROLLED_SHUTDOWN): heartbeats say wantShutDown.
+    pub want_shut_down: bool,
+    /// Whether an answer to a wantShutDown heartbeat came yet.
+    got_controlled_shutdown_response: bool,
     next_correlation_id: i32,
 }
 
@@ -56,6 +66,9 @@ impl BrokerControl {
             committed_partition_epochs: BTreeMap::new(),
             registration_in_flight: None,
             fetch_in_flight: None,
+            heartbeat_in_flight: None,
+            want_shut_down: false,
+            got_controlled_shutdown_response: false,
             next_correlation_id: 1,
         }
     }
@@ -109,6 +122,82 @@ impl Broker {
         self.control.as_ref()
     }
 
+    /// Whether a controlled shutdown was asked for and the broker still runs.
+    pub fn is_shutting_down(&self) -> bool {
+        self.control.as_ref().is_some_and(|c| c.want_shut_down)
+    }
+
+    /// BrokerLifecycleManager.beginControlledShutdown: from now on every
+    /// heartbeat says wantShutDown, and the next one goes at once.
+    pub fn begin_controlled_shutdown(&mut self, ctx: &mut Ctx) {
+        let me = self.id;
+        let Some(c) = self.control.as_mut() else { return };
+        c.want_shut_down = true;
+        // A regular heartbeat still on its way is no sign of a lost
+        // controller here; this one simply goes out beside it.
+        c.heartbeat_in_flight = None;
+        ctx.trace(|| TraceKind::ControlledShutdownRequested { broker: me });
+        self.send_heartbeat(ctx);
+    }
+
+    /// Sends a BrokerHeartbeat to the active controller as last heard. One
+    /// still unanswered is given up first: that controller may be gone or
+    /// cut off, so the broker forgets it and tries the next one.
+    fn send_heartbeat(&mut self, ctx: &mut Ctx) {
+        let me = self.id;
+        let Some(c) = self.control.as_mut() else { return };
+        let Some(broker_epoch) = c.broker_epoch else { return };
+        if c.heartbeat_in_flight.take().is_some() {
+            c.forget_leader();
+        }
+        let to = c.target();
+        let correlation_id = c.correlation_id();
+        c.heartbeat_in_flight = Some(correlation_id);
+        let (metadata_offset, want_shut_down) = (c.metadata_offset, c.want_shut_down);
+        ctx.send(
+            NodeId::Controller(to),
+            Message::Control(ControlMessage::BrokerHeartbeatRequest {
+                broker: me,
+                correlation_id,
+                broker_epoch,
+                metadata_offset,
+                want_shut_down,
+            }),
+        );
+    }
+
+    /// The connection to `peer` is gone (refused or reset): a replica
+    /// fetcher backs off `replica.fetch.backoff.ms` (AbstractFetcherThread
+    /// delays the partitions of a failed fetch); a request to a controller is
+    /// sent again to the next one.
+    pub fn on_disconnect(&mut self, ctx: &mut Ctx, peer: NodeId) {
+        match peer {
+            NodeId::Broker(leader) => {
+                if let Some(f) = self.fetchers.get_mut(&leader) {
+                    if f.in_flight.take().is_some() {
+                        let backoff = self.config.replica_fetch_backoff_ms;
+                        self.schedule_fetch(ctx, leader, backoff);
+                    }
+                }
+            }
+            NodeId::Controller(controller) => {
+                let Some(c) = self.control.as_mut() else { return };
+                if c.leader == Some(controller) {
+                    c.forget_leader();
+                }
+                c.heartbeat_in_flight = None;
+                if c.registration_in_flight.take().is_some() {
+                    self.send_registration(ctx);
+                }
+                let Some(c) = self.control.as_mut() else { return };
+                if c.fetch_in_flight.take().is_some() {
+                    self.send_metadata_fetch(ctx);
+                }
+            }
+            NodeId::Client(_) => {}
+        }
+    }
+
     pub(super) fn control_startup(&mut self, ctx: &mut Ctx) {
         if self.control.is_some() {
             self.send_registration(ctx);
@@ -147,25 +236,13 @@ impl Broker {
     }
 
     pub(super) fn on_control_timer(&mut self, ctx: &mut Ctx, timer: BrokerTimer) {
-        let me = self.id;
         let Some(c) = self.control.as_mut() else { return };
         match timer {
             BrokerTimer::ControllerHeartbeat => {
                 ctx.timer(BROKER_HEARTBEAT_INTERVAL_MS, Timer::Broker(BrokerTimer::ControllerHeartbeat));
-                let Some(broker_epoch) = c.broker_epoch else { return };
-                let to = c.target();
-                let correlation_id = c.correlation_id();
-                let metadata_offset = c.metadata_offset;
-                ctx.send(
-                    NodeId::Controller(to),
-                    Message::Control(ControlMessage::BrokerHeartbeatRequest {
-                        broker: me,
-                        correlation_id,
-                        broker_epoch,
-                        metadata_offset,
-                    }),
-                );
+                self.send_heartbeat(ctx);
             }
+            BrokerTimer::ControlledShutdownHeartbeat => self.send_heartbeat(ctx),
             BrokerTimer::ControllerRequestTimeout { correlation_id } => {
                 if c.registration_in_flight == Some(correlation_id) {
                     c.registration_in_flight = None;
@@ -205,18 +282,45 @@ impl Broker {
                     ctx.timer(backoff, Timer::Broker(BrokerTimer::ControllerRegister));
                 }
             }
-            ControlMessage::BrokerHeartbeatResponse { error, fenced, leader_hint, .. } => match error {
+            ControlMessage::BrokerHeartbeatResponse { correlation_id, error, fenced, leader_hint, should_shut_down, .. } => match error {
+                _ if c.heartbeat_in_flight != Some(correlation_id) => {}
                 ErrorCode::None => {
+                    c.heartbeat_in_flight = None;
                     c.leader = Some(from);
                     c.fenced = fenced;
+                    if c.want_shut_down && should_shut_down {
+                        // The controller moved everything off this broker
+                        // and the others have caught up: stop now.
+                        ctx.trace(|| TraceKind::BrokerShutDown { broker: me });
+                        ctx.stop();
+                    } else if c.want_shut_down {
+                        // Kafka asks again sooner after the first "not yet".
+                        let after = if c.got_controlled_shutdown_response {
+                            BROKER_HEARTBEAT_INTERVAL_MS
+                        } else {
+                            CONTROLLED_SHUTDOWN_FIRST_RETRY_MS
+                        };
+                        c.got_controlled_shutdown_response = true;
+                        ctx.timer(after, Timer::Broker(BrokerTimer::ControlledShutdownHeartbeat));
+                    }
                 }
                 ErrorCode::StaleBrokerEpoch => {
+                    c.heartbeat_in_flight = None;
                     c.broker_epoch = None;
                     if c.registration_in_flight.is_none() {
                         self.send_registration(ctx);
                     }
                 }
-                _ => c.leader = leader_hint.filter(|l| *l != from),
+                _ => {
+                    c.heartbeat_in_flight = None;
+                    c.leader = leader_hint.filter(|l| *l != from);
+                    // A controlled shutdown does not wait a whole interval
+                    // to find the active controller.
+                    if c.want_shut_down {
+                        let backoff = if c.leader.is_some() { 0 } else { CONTROLLER_RETRY_BACKOFF_MS };
+                        ctx.timer(backoff, Timer::Broker(BrokerTimer::ControlledShutdownHeartbeat));
+                    }
+                }
             },
             ControlMessage::MetadataFetchResponse { correlation_id, error, leader_hint, records, next_offset, .. } => {
                 if c.fetch_in_flight != Some(correlation_id) {

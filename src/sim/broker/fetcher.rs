@@ -13,6 +13,10 @@ use super::super::trace::{Direction, Stage, TraceKind};
 use super::{Broker, BrokerTimer};
 use std::collections::BTreeSet;
 
+/// `replica.socket.timeout.ms`: how long a follower waits for a fetch's
+/// answer before it gives the request up.
+pub const REPLICA_SOCKET_TIMEOUT_MS: u64 = 30_000;
+
 /// One fetcher thread: all partitions this broker follows from one leader.
 #[derive(Clone, Debug, Default)]
 pub struct ReplicaFetcher {
@@ -83,6 +87,25 @@ impl Broker {
             }),
         };
         ctx.send(NodeId::Broker(leader), Message::Request(request));
+        // Only where the network can fail (a controller quorum): a static
+        // cluster's runs stay event for event what they were.
+        if self.control.is_some() {
+            ctx.timer(
+                REPLICA_SOCKET_TIMEOUT_MS,
+                Timer::Broker(BrokerTimer::ReplicaFetchTimeout { leader, correlation_id }),
+            );
+        }
+    }
+
+    /// A fetch lost on the network (a partition sends no reset): the
+    /// fetcher stops waiting and fetches again after its backoff.
+    pub(super) fn replica_fetch_timeout(&mut self, ctx: &mut Ctx, leader: u32, correlation_id: i32) {
+        let Some(f) = self.fetchers.get_mut(&leader) else { return };
+        if f.in_flight == Some(correlation_id) {
+            f.in_flight = None;
+            let backoff = self.config.replica_fetch_backoff_ms;
+            self.schedule_fetch(ctx, leader, backoff);
+        }
     }
 
     /// The leader's answer: truncate where the logs diverged, append what

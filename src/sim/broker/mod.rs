@@ -59,6 +59,11 @@ pub enum BrokerTimer {
     /// Control plane: no answer to this request in time; try another
     /// controller.
     ControllerRequestTimeout { correlation_id: i32 },
+    /// Control plane: ask again whether the controlled shutdown may finish.
+    ControlledShutdownHeartbeat,
+    /// A replica fetch had no answer within `replica.socket.timeout.ms`
+    /// (its leader may be cut off): give it up and fetch again.
+    ReplicaFetchTimeout { leader: u32, correlation_id: i32 },
 }
 
 /// A client connection as the broker sees it.
@@ -245,7 +250,9 @@ impl Broker {
             BrokerTimer::IsrExpiration => self.isr_expiration(ctx),
             BrokerTimer::RetentionCheck => self.retention_check(ctx),
             BrokerTimer::ReplicaFetch { leader } => self.send_fetch(ctx, leader),
+            BrokerTimer::ReplicaFetchTimeout { leader, correlation_id } => self.replica_fetch_timeout(ctx, leader, correlation_id),
             t @ (BrokerTimer::ControllerRegister
+            | BrokerTimer::ControlledShutdownHeartbeat
             | BrokerTimer::ControllerHeartbeat
             | BrokerTimer::MetadataFetch
             | BrokerTimer::ControllerRequestTimeout { .. }) => self.on_control_timer(ctx, t),

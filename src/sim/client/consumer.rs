@@ -62,7 +62,9 @@ pub struct Consumer {
     /// start at offset 0 (auto.offset.reset=earliest); Kafka's default is
     /// latest.
     positions: BTreeMap<TopicPartition, i64>,
-    in_flight: BTreeMap<i32, usize>,
+    /// Fetches awaiting their answer: correlation id -> (index in
+    /// `fetches`, the broker asked).
+    in_flight: BTreeMap<i32, (usize, u32)>,
     awaiting_metadata: Vec<FetchSpec>,
     consumed: Vec<ConsumedRecord>,
     fetches: Vec<FetchOutcome>,
@@ -132,14 +134,45 @@ impl Consumer {
                 }],
             }),
         };
-        self.in_flight.insert(id.correlation_id, self.fetches.len());
+        self.in_flight.insert(id.correlation_id, (self.fetches.len(), leader));
         self.fetches.push(FetchOutcome { request: id, partition: spec.partition.clone(), fetch_offset: position, result: None });
         ctx.send(NodeId::Broker(leader), Message::Request(request));
     }
 
+    /// The connection to `broker` closed: its fetches end with
+    /// NETWORK_EXCEPTION at the position they asked from, and the consumer
+    /// asks for metadata again, since the leader may have moved.
+    pub fn on_disconnect(&mut self, ctx: &mut Ctx, broker: u32) {
+        let me = self.id;
+        self.metadata.on_disconnect(ctx, me, &mut self.next_correlation_id, broker);
+        let failed: Vec<(i32, usize)> =
+            self.in_flight.iter().filter(|(_, (_, b))| *b == broker).map(|(c, (i, _))| (*c, *i)).collect();
+        for (correlation_id, index) in failed {
+            self.in_flight.remove(&correlation_id);
+            let Some(outcome) = self.fetches.get_mut(index) else { continue };
+            let (request, partition, next_offset) = (outcome.request, outcome.partition.clone(), outcome.fetch_offset);
+            let error = ErrorCode::NetworkException;
+            outcome.result = Some(FetchResult { error, records: 0, high_watermark: -1, next_offset });
+            ctx.trace(|| TraceKind::FetchCompleted {
+                request,
+                partition: partition.clone(),
+                records: 0,
+                next_offset,
+                high_watermark: -1,
+                error,
+            });
+            self.metadata.leaders.remove(&partition);
+            self.metadata.request(ctx, me, &mut self.next_correlation_id, &partition.topic);
+        }
+    }
+
     pub fn on_timer(&mut self, ctx: &mut Ctx, timer: ClientTimer) {
-        if let ClientTimer::MetadataTimeout { correlation_id } = timer {
-            self.metadata.on_timeout(ctx, self.id, &mut self.next_correlation_id, correlation_id);
+        match timer {
+            ClientTimer::MetadataTimeout { correlation_id } => {
+                self.metadata.on_timeout(ctx, self.id, &mut self.next_correlation_id, correlation_id)
+            }
+            ClientTimer::MetadataRetry => self.metadata.on_retry(ctx, self.id, &mut self.next_correlation_id),
+            _ => {}
         }
     }
 
@@ -167,7 +200,7 @@ impl Consumer {
         let ResponseBody::Fetch { partitions, .. } = response.body else {
             return;
         };
-        let Some(index) = self.in_flight.remove(&response.id.correlation_id) else {
+        let Some((index, _)) = self.in_flight.remove(&response.id.correlation_id) else {
             return;
         };
         for pr in partitions {

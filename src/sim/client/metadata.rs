@@ -17,12 +17,23 @@ pub struct MetadataState {
     pub unknown_topics: BTreeSet<String>,
     pub topics_wanted: BTreeSet<String>,
     pub in_flight: Option<RequestId>,
+    /// The broker the Metadata request in flight went to.
+    in_flight_broker: Option<u32>,
     /// Which bootstrap broker the next request goes to.
     next_bootstrap: usize,
     /// When set, a Metadata request unanswered this long is given up and
     /// sent to the next broker.
     pub timeout_ms: Option<u64>,
+    /// Brokers whose connection was just refused or reset, and until when
+    /// the client leaves them alone (`reconnect.backoff.ms`), as
+    /// NetworkClient's leastLoadedNode skips them.
+    reconnect_backoff_until_ms: BTreeMap<u32, u64>,
+    /// A MetadataRetry timer is set for when the first backoff ends.
+    retry_scheduled: bool,
 }
+
+/// `reconnect.backoff.ms`.
+pub const RECONNECT_BACKOFF_MS: u64 = 50;
 
 impl MetadataState {
     pub fn new(bootstrap: Vec<u32>) -> Self {
@@ -33,8 +44,11 @@ impl MetadataState {
             unknown_topics: BTreeSet::new(),
             topics_wanted: BTreeSet::new(),
             in_flight: None,
+            in_flight_broker: None,
             next_bootstrap: 0,
             timeout_ms: None,
+            reconnect_backoff_until_ms: BTreeMap::new(),
+            retry_scheduled: false,
         }
     }
 
@@ -52,11 +66,14 @@ impl MetadataState {
         if self.in_flight.is_some() || self.bootstrap.is_empty() {
             return;
         }
-        let broker = self.bootstrap[self.next_bootstrap % self.bootstrap.len()];
-        self.next_bootstrap += 1;
+        let Some((skip, broker)) = self.pick(ctx, self.next_bootstrap) else {
+            return;
+        };
+        self.next_bootstrap += skip + 1;
         let id = RequestId { client: me, correlation_id: *correlation_id };
         *correlation_id += 1;
         self.in_flight = Some(id);
+        self.in_flight_broker = Some(broker);
         let topics = self.topics_wanted.iter().cloned().collect();
         ctx.send(NodeId::Broker(broker), Message::Request(Request { id, body: RequestBody::Metadata { topics } }));
         if let Some(t) = self.timeout_ms {
@@ -72,6 +89,42 @@ impl MetadataState {
         self.in_flight = None;
         if let Some(topic) = self.topics_wanted.iter().next().cloned() {
             self.request(ctx, me, correlation_id, &topic);
+        }
+    }
+
+    /// The first bootstrap broker from position `start` on that is not in
+    /// reconnect backoff, and how many were skipped to reach it. With every
+    /// one in backoff: none, and a MetadataRetry for when the first ends.
+    pub fn pick(&mut self, ctx: &mut Ctx, start: usize) -> Option<(usize, u32)> {
+        let now = ctx.now_ms;
+        let backoff = |b: &u32| self.reconnect_backoff_until_ms.get(b).copied().filter(|t| *t > now);
+        let n = self.bootstrap.len();
+        let found = (0..n).map(|i| (i, self.bootstrap[(start + i) % n])).find(|(_, b)| backoff(b).is_none());
+        if found.is_none() && !self.retry_scheduled {
+            self.retry_scheduled = true;
+            let first = self.bootstrap.iter().filter_map(backoff).min().unwrap_or(now);
+            ctx.timer(first - now, Timer::Client(ClientTimer::MetadataRetry));
+        }
+        found
+    }
+
+    /// A reconnect backoff ended: send the Metadata request that waited.
+    pub fn on_retry(&mut self, ctx: &mut Ctx, me: NodeId, correlation_id: &mut i32) {
+        self.retry_scheduled = false;
+        if let Some(topic) = self.topics_wanted.iter().next().cloned() {
+            self.request(ctx, me, correlation_id, &topic);
+        }
+    }
+
+    /// The connection to `broker` closed (refused or reset): the client
+    /// leaves it alone for `reconnect.backoff.ms`, and a Metadata request on
+    /// it is asked again of the next broker.
+    pub fn on_disconnect(&mut self, ctx: &mut Ctx, me: NodeId, correlation_id: &mut i32, broker: u32) {
+        self.reconnect_backoff_until_ms.insert(broker, ctx.now_ms + RECONNECT_BACKOFF_MS);
+        if let (Some(id), Some(b)) = (self.in_flight, self.in_flight_broker) {
+            if b == broker {
+                self.on_timeout(ctx, me, correlation_id, id.correlation_id);
+            }
         }
     }
 

@@ -26,6 +26,9 @@ pub enum ClientTimer {
     /// A Metadata request had no answer within `request.timeout.ms` (its
     /// broker may be down): ask another broker.
     MetadataTimeout { correlation_id: i32 },
+    /// Every bootstrap broker was in reconnect backoff: try the Metadata
+    /// request again.
+    MetadataRetry,
 }
 
 #[derive(Clone, Debug)]
@@ -56,6 +59,16 @@ impl Client {
         match self {
             Client::Producer(p) => p.metadata.timeout_ms = Some(timeout_ms),
             Client::Consumer(c) => c.metadata.timeout_ms = Some(timeout_ms),
+        }
+    }
+
+    /// The connection to `peer` closed (refused or reset): Kafka's
+    /// NetworkClient fails the requests in flight on it as disconnected.
+    pub fn on_disconnect(&mut self, ctx: &mut Ctx, peer: NodeId) {
+        let NodeId::Broker(broker) = peer else { return };
+        match self {
+            Client::Producer(p) => p.on_disconnect(ctx, broker),
+            Client::Consumer(c) => c.on_disconnect(ctx, broker),
         }
     }
 

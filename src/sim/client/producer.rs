@@ -109,6 +109,8 @@ pub struct Producer {
     producer_id: i64,
     producer_epoch: i16,
     producer_id_in_flight: Option<RequestId>,
+    /// The broker the InitProducerId in flight went to.
+    producer_id_broker: u32,
     next_sequence: BTreeMap<TopicPartition, i32>,
     /// The epoch each partition's `next_sequence` counts in.
     sequence_epoch: BTreeMap<TopicPartition, i16>,
@@ -132,6 +134,7 @@ impl Producer {
             producer_id: -1,
             producer_epoch: -1,
             producer_id_in_flight: None,
+            producer_id_broker: 0,
             next_sequence: BTreeMap::new(),
             sequence_epoch: BTreeMap::new(),
             awaiting_metadata: Vec::new(),
@@ -317,6 +320,10 @@ impl Producer {
             ClientTimer::MetadataTimeout { correlation_id } => {
                 self.metadata.on_timeout(ctx, self.id, &mut self.next_correlation_id, correlation_id)
             }
+            ClientTimer::MetadataRetry => {
+                self.metadata.on_retry(ctx, self.id, &mut self.next_correlation_id);
+                self.drain(ctx);
+            }
             ClientTimer::RequestTimeout { correlation_id }
                 if self.producer_id_in_flight.map(|r| r.correlation_id) == Some(correlation_id) =>
             {
@@ -336,6 +343,31 @@ impl Producer {
                 }
             }
         }
+    }
+
+    /// The connection to `broker` closed (refused or reset), as Kafka's
+    /// NetworkClient.handleDisconnections reports it: every request in
+    /// flight there fails with NETWORK_EXCEPTION, which the sender retries
+    /// after `retry.backoff.ms` with a metadata update (it is an
+    /// InvalidMetadataException); Metadata and InitProducerId go to the
+    /// next broker.
+    pub fn on_disconnect(&mut self, ctx: &mut Ctx, broker: u32) {
+        let me = self.id;
+        self.metadata.on_disconnect(ctx, me, &mut self.next_correlation_id, broker);
+        if self.producer_id_in_flight.is_some() && self.producer_id_broker == broker {
+            self.producer_id_in_flight = None;
+            self.init_producer_id_attempts += 1;
+            self.init_producer_id(ctx);
+        }
+        let failed: Vec<i32> = self.in_flight.iter().filter(|(_, f)| f.node == broker).map(|(c, _)| *c).collect();
+        for correlation_id in failed {
+            if let Some(f) = self.in_flight.remove(&correlation_id) {
+                for b in f.batches {
+                    self.batch_failed(ctx, b, ErrorCode::NetworkException);
+                }
+            }
+        }
+        self.drain(ctx);
     }
 
     /// The sender: for each leader with room for another in-flight request,
@@ -446,10 +478,15 @@ impl Producer {
         if self.producer_id_in_flight.is_some() || self.metadata.bootstrap.is_empty() {
             return;
         }
+        let Some((skip, broker)) = self.metadata.pick(ctx, self.init_producer_id_attempts) else {
+            // Every broker refused lately: MetadataRetry drains again.
+            return;
+        };
+        self.init_producer_id_attempts += skip;
         let id = RequestId { client: self.id, correlation_id: self.next_correlation_id };
         self.next_correlation_id += 1;
         self.producer_id_in_flight = Some(id);
-        let broker = self.metadata.bootstrap[self.init_producer_id_attempts % self.metadata.bootstrap.len()];
+        self.producer_id_broker = broker;
         ctx.send(NodeId::Broker(broker), Message::Request(Request { id, body: RequestBody::InitProducerId }));
         // Like the Metadata timeout, armed only where brokers can die.
         if self.metadata.timeout_ms.is_some() {
@@ -588,6 +625,7 @@ impl Producer {
                     | ErrorCode::UnknownTopicOrPartition
                     | ErrorCode::LeaderNotAvailable
                     | ErrorCode::RequestTimedOut
+                    | ErrorCode::NetworkException
             ) {
                 let topic = b.partition.topic.clone();
                 self.metadata.leaders.remove(&b.partition);
