@@ -1045,6 +1045,8 @@ impl Simulation {
         for b in &mut brokers {
             b.status = if self.down.contains(&NodeId::Broker(b.id)) {
                 BrokerStatus::Stopped
+            } else if self.broker(b.id).is_some_and(Broker::is_shutting_down) {
+                BrokerStatus::ShuttingDown
             } else if self.config.controllers > 0 && !image.as_ref().is_some_and(|i| i.is_unfenced(b.id)) {
                 BrokerStatus::Fenced
             } else {
@@ -1079,7 +1081,8 @@ impl Simulation {
         // The heap's internal order is not meaningful; sort for a stable view.
         in_flight.sort_by_key(|f| (f.arrives_at_ms, f.request, f.from, f.to));
         let partitions = super::view::partition_views(&self.topics, &brokers, image.as_ref());
-        ClusterView { time_ms: self.now_ms, step: self.steps, brokers, producers, consumers, partitions, in_flight, quorum }
+        let network_cuts = self.cuts.iter().map(|(a, b)| (a.iter().copied().collect(), b.iter().copied().collect())).collect();
+        ClusterView { time_ms: self.now_ms, step: self.steps, brokers, producers, consumers, partitions, in_flight, quorum, network_cuts }
     }
 
     /// The controller quorum as the UI draws it; None without controllers.

@@ -231,7 +231,12 @@ impl TraceKind {
             | TraceKind::BrokerSessionExpired { .. }
             | TraceKind::BrokerRegistered { .. }
             | TraceKind::BrokerStarted { .. }
-            | TraceKind::BrokerStopped { .. } => true,
+            | TraceKind::BrokerStopped { .. }
+            | TraceKind::NetworkPartitioned { .. }
+            | TraceKind::NetworkHealed { .. }
+            | TraceKind::ControlledShutdownRequested { .. }
+            | TraceKind::BrokerInControlledShutdown { .. }
+            | TraceKind::BrokerShutDown { .. } => true,
             TraceKind::Raft { event, .. } => matches!(
                 event,
                 R::BecameProspective { .. }

@@ -131,7 +131,10 @@ pub enum BrokerStatus {
     /// metadata log, or its session expired (no heartbeat in
     /// broker.session.timeout.ms).
     Fenced,
-    /// The process is down (killed and not restarted).
+    /// A controlled shutdown is under way: the controller is moving its
+    /// leaderships away before it lets the broker stop.
+    ShuttingDown,
+    /// The process is down (killed or shut down, and not restarted).
     Stopped,
 }
 
@@ -231,6 +234,9 @@ pub struct ClusterView {
     pub in_flight: Vec<InFlightView>,
     /// None when the cluster runs without controllers (static metadata).
     pub quorum: Option<QuorumView>,
+    /// The network partitions in place: each cuts every link between its
+    /// two sides.
+    pub network_cuts: Vec<(Vec<NodeId>, Vec<NodeId>)>,
 }
 
 impl ClusterView {

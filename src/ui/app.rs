@@ -172,7 +172,7 @@ pub enum Action {
     ToggleTheme,
     /// The system's colour scheme changed: draw again.
     SchemeChanged,
-    Produce { topic: String, key: String, value: String, acks: i16 },
+    Produce { topic: String, key: String, value: String, headers: Vec<(String, String)>, acks: i16 },
     Fetch { topic: String, partition: u32, offset: Option<i64>, min_bytes: i32, max_wait_ms: i32 },
     ShowError(String),
     ToggleSetup,
@@ -252,7 +252,7 @@ impl Reducible for AppState {
                 next.session.borrow_mut().go_to(index);
                 Ok(())
             }
-            Action::Produce { topic, key, value, acks } => next
+            Action::Produce { topic, key, value, headers, acks } => next
                 .session
                 .borrow_mut()
                 .command(Command::Produce {
@@ -261,7 +261,7 @@ impl Reducible for AppState {
                     // An empty field means no key: Kafka's null key.
                     key: (!key.is_empty()).then_some(key),
                     value: Some(value),
-                    headers: vec![],
+                    headers,
                     partition: None,
                     timestamp_ms: None,
                 })
@@ -556,9 +556,7 @@ pub fn app() -> Html {
                 }
                 <Partitions partitions={view.partitions.clone()}
                     stopped={view.brokers.iter().filter(|b| b.status == BrokerStatus::Stopped).map(|b| b.id).collect::<Vec<_>>()} />
-                if let Some(q) = &view.quorum {
-                    <super::quorum::Quorum quorum={q.clone()} on_fault={on_fault.clone()} />
-                }
+                <super::quorum::Quorum view={view.clone()} on_fault={on_fault.clone()} />
                 <Cluster view={view.clone()} visited={Rc::new(visited)} on_fault={on_fault.clone()} />
                 <div class="clients">
                     <Produced producers={view.producers.clone()} />
@@ -926,15 +924,21 @@ fn produce_form(props: &ProduceFormProps) -> Html {
     let key = use_node_ref();
     let value = use_node_ref();
     let acks = use_node_ref();
+    let headers = use_node_ref();
+    let lang = use_context::<Lang>().unwrap_or_default();
     let onsubmit = {
         let (topic, key, value, acks, state) = (topic.clone(), key.clone(), value.clone(), acks.clone(), props.state.clone());
+        let headers = headers.clone();
         let first = props.topics.first().map(|(n, _)| n.clone()).unwrap_or_default();
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
             let read = |r: &NodeRef| r.cast::<web_sys::HtmlInputElement>().map(|i| i.value()).unwrap_or_default();
             let acks = acks.cast::<web_sys::HtmlSelectElement>().and_then(|s| s.value().parse::<i16>().ok()).unwrap_or(-1);
             let topic = topic.cast::<web_sys::HtmlSelectElement>().map(|s| s.value()).unwrap_or_else(|| first.clone());
-            state.dispatch(Action::Produce { topic, key: read(&key), value: read(&value), acks });
+            match super::forms::parse_headers(&read(&headers)) {
+                Ok(headers) => state.dispatch(Action::Produce { topic, key: read(&key), value: read(&value), headers, acks }),
+                Err(e) => state.dispatch(Action::ShowError(i18n::header_error(lang, &e))),
+            }
         })
     };
     html! {
@@ -952,6 +956,11 @@ fn produce_form(props: &ProduceFormProps) -> Html {
             <span class="field">
                 <label for="produce-value">{ t.value }</label>
                 <input id="produce-value" ref={value} type="text" value="hello" aria-label="Value" />
+            </span>
+            <span class="field">
+                <label for="produce-headers">{ t.headers }</label>
+                <input id="produce-headers" ref={headers} type="text" placeholder="trace-id=7, source=web" size="14"
+                    aria-label="Headers" title={t.headers_hint} />
             </span>
             <span class="field">
                 <label for="produce-acks">{ t.acks }</label>
@@ -1138,6 +1147,7 @@ fn cluster(props: &ClusterProps) -> Html {
             if view.quorum.is_some() {
                 <p class="hint faults-hint">{ t.faults_hint }</p>
             }
+            <super::map::ClusterMap view={view.clone()} />
             <div class="network-box" aria-label="Network">
                 <h3>{ t.on_the_network }</h3>
                 if view.in_flight.is_empty() {
@@ -1149,7 +1159,7 @@ fn cluster(props: &ClusterProps) -> Html {
                     html! {
                         <li>
                             if let Some(rpc) = &f.rpc {
-                                <span class={classes!("token", control_class(rpc), (f.direction == Direction::Response).then_some("response"))}>{ rpc.clone() }</span>
+                                <span class={classes!("token", super::map::control_class(rpc), (f.direction == Direction::Response).then_some("response"))}>{ rpc.clone() }</span>
                             } else {
                                 <TokenChip token={token} />
                             }
@@ -1161,20 +1171,11 @@ fn cluster(props: &ClusterProps) -> Html {
             </div>
             { for view.brokers.iter().map(|b| html! {
                 <Broker broker={b.clone()} visited={props.visited.get(&b.id).cloned().unwrap_or_default()}
-                    on_fault={view.quorum.is_some().then(|| props.on_fault.clone())} />
+                    on_fault={view.quorum.is_some().then(|| props.on_fault.clone())}
+                    isolate={super::quorum::isolate(view, NodeId::Broker(b.id))}
+                    isolated={super::quorum::is_cut_off(view, NodeId::Broker(b.id))} />
             }) }
         </section>
-    }
-}
-
-/// The colour class of a control-plane RPC: the quorum's own (Vote,
-/// BeginQuorumEpoch, EndQuorumEpoch, its Fetch) or a broker's
-/// (BrokerRegistration, BrokerHeartbeat, the metadata Fetch, AlterPartition).
-fn control_class(rpc: &str) -> &'static str {
-    if rpc.starts_with("Broker") || rpc.contains("__cluster_metadata") || rpc.starts_with("AlterPartition") {
-        "broker-control"
-    } else {
-        "raft"
     }
 }
 
@@ -1199,6 +1200,8 @@ struct BrokerProps {
     visited: BTreeSet<SimStage>,
     /// Kill and restart, when there is a control plane to heal the cluster.
     on_fault: Option<Callback<Command>>,
+    isolate: Command,
+    isolated: bool,
 }
 
 #[function_component(Broker)]
@@ -1225,7 +1228,8 @@ fn broker(props: &BrokerProps) -> Html {
             <div class="node-head">
                 <h2>{ format!("{} {}", t.broker, b.id) }</h2>
                 if let Some(on_fault) = &props.on_fault {
-                    <super::quorum::BrokerFault broker={b.id} status={b.status} on_fault={on_fault.clone()} />
+                    <super::quorum::BrokerFault broker={b.id} status={b.status} on_fault={on_fault.clone()}
+                        isolate={props.isolate.clone()} isolated={props.isolated} />
                 }
             </div>
             <div class="pipeline">
@@ -1298,6 +1302,7 @@ fn status_class(status: BrokerStatus) -> &'static str {
     match status {
         BrokerStatus::Running => "running",
         BrokerStatus::Fenced => "fenced",
+        BrokerStatus::ShuttingDown => "shutting-down",
         BrokerStatus::Stopped => "stopped",
     }
 }
@@ -1447,9 +1452,17 @@ fn consumed(props: &ConsumedProps) -> Html {
                     }) }
                     </ul>
                     <ul class="consumed-records">
-                    { for c.consumed.iter().map(|r| html! {
-                        <li>{ format!("{} offset {}: {} = {}", r.partition, r.offset,
-                            r.key.clone().unwrap_or_else(|| "null".into()), r.value.clone().unwrap_or_else(|| "null".into())) }</li>
+                    { for c.consumed.iter().map(|r| {
+                        let headers: Vec<String> = r
+                            .headers
+                            .iter()
+                            .map(|(k, v)| format!("{k}={}", v.clone().unwrap_or_else(|| "null".into())))
+                            .collect();
+                        let headers = if headers.is_empty() { String::new() } else { format!(" [{}]", headers.join(", ")) };
+                        html! {
+                            <li>{ format!("{} offset {}: {} = {}{headers}", r.partition, r.offset,
+                                r.key.clone().unwrap_or_else(|| "null".into()), r.value.clone().unwrap_or_else(|| "null".into())) }</li>
+                        }
                     }) }
                     </ul>
                 </div>

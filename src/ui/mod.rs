@@ -3,10 +3,12 @@
 pub mod app;
 pub mod i18n;
 pub mod inspector;
+pub mod map;
 pub mod narrate;
 pub mod narrate_ko;
 pub mod quorum;
 pub mod follow;
+pub mod forms;
 pub mod session;
 pub mod setup;
 pub mod setup_form;

@@ -1,16 +1,18 @@
 //! The controller quorum and the fault buttons: who the active controller
 //! is, each voter's Raft state, and Kill / Restart for every controller and
-//! broker. The quorum is drawn from the view model's [`QuorumView`] only.
+//! broker. The quorum is drawn from the view model's `QuorumView` only.
 
 use super::i18n::{self, Lang};
 use crate::sim::raft::state::RaftRole;
 use crate::sim::simulation::Command;
-use crate::sim::view::{BrokerStatus, ControllerView, QuorumView};
+use crate::sim::ids::NodeId;
+use crate::sim::simulation::NodeSet;
+use crate::sim::view::{BrokerStatus, ClusterView, ControllerView};
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
 pub struct QuorumProps {
-    pub quorum: QuorumView,
+    pub view: ClusterView,
     pub on_fault: Callback<Command>,
 }
 
@@ -18,7 +20,9 @@ pub struct QuorumProps {
 pub fn quorum(props: &QuorumProps) -> Html {
     let lang = use_context::<Lang>().unwrap_or_default();
     let t = lang.texts();
-    let q = &props.quorum;
+    let Some(q) = &props.view.quorum else {
+        return html! {};
+    };
     // The accessible text stays English ("Active controller: 1"), as every
     // name the tests and outside checks rely on does.
     let active_en = q.active.map_or_else(|| "none".to_string(), |a| a.to_string());
@@ -36,8 +40,13 @@ pub fn quorum(props: &QuorumProps) -> Html {
             }
             <p class="hint">{ t.quorum_intro }</p>
             <div class="controllers">
-                { for q.controllers.iter().map(|c| html! { <ControllerCard controller={c.clone()} on_fault={props.on_fault.clone()} /> }) }
+                { for q.controllers.iter().map(|c| {
+                    let node = NodeId::Controller(c.id);
+                    html! { <ControllerCard controller={c.clone()} isolate={isolate(&props.view, node)}
+                        isolated={is_cut_off(&props.view, node)} on_fault={props.on_fault.clone()} /> }
+                }) }
             </div>
+            <NetworkFaults cuts={props.view.network_cuts.clone()} on_fault={props.on_fault.clone()} />
         </section>
     }
 }
@@ -45,6 +54,8 @@ pub fn quorum(props: &QuorumProps) -> Html {
 #[derive(Properties, PartialEq)]
 struct ControllerCardProps {
     controller: ControllerView,
+    isolate: Command,
+    isolated: bool,
     on_fault: Callback<Command>,
 }
 
@@ -75,6 +86,10 @@ fn controller_card(props: &ControllerCardProps) -> Html {
     };
     let onclick = {
         let (on_fault, command) = (props.on_fault.clone(), command.clone());
+        Callback::from(move |_: MouseEvent| on_fault.emit(command.clone()))
+    };
+    let isolate = {
+        let (on_fault, command) = (props.on_fault.clone(), props.isolate.clone());
         Callback::from(move |_: MouseEvent| on_fault.emit(command.clone()))
     };
     let facts = match &c.raft {
@@ -108,9 +123,16 @@ fn controller_card(props: &ControllerCardProps) -> Html {
             if let Some(d) = detail {
                 <p class="controller-detail">{ d }</p>
             }
-            <button type="button" class={classes!("fault", (!c.alive).then_some("restart"))} {onclick} aria-label={label}>
-                { format!("{shown} {id}") }
-            </button>
+            <div class="fault-buttons">
+                <button type="button" class={classes!("fault", (!c.alive).then_some("restart"))} {onclick} aria-label={label}>
+                    { format!("{shown} {id}") }
+                </button>
+                if props.isolated {
+                    <span class="badge isolated" title={t.isolated_hint}>{ t.isolated }</span>
+                } else {
+                    <button type="button" class="fault isolate" onclick={isolate} aria-label={format!("Isolate controller {id}")}>{ t.isolate }</button>
+                }
+            </div>
         </div>
     }
 }
@@ -122,11 +144,17 @@ fn lang_votes(lang: Lang) -> &'static str {
     }
 }
 
-/// A broker's status badge and its Kill / Restart button.
+/// A broker's status badge and its fault buttons: Kill (a crash), Shut
+/// down (a controlled shutdown), Isolate (a network partition around it),
+/// and Restart once it is down.
 #[derive(Properties, PartialEq)]
 pub struct BrokerFaultProps {
     pub broker: u32,
     pub status: BrokerStatus,
+    /// The command that cuts this broker off from every other node.
+    pub isolate: Command,
+    /// Some cut already has this broker on one side.
+    pub isolated: bool,
     pub on_fault: Callback<Command>,
 }
 
@@ -137,22 +165,103 @@ pub fn broker_fault(props: &BrokerFaultProps) -> Html {
     let (class, text, hint) = match props.status {
         BrokerStatus::Running => ("running", t.status_running, None),
         BrokerStatus::Fenced => ("fenced", t.status_fenced, Some(t.status_fenced_hint)),
+        BrokerStatus::ShuttingDown => ("shutting-down", t.status_shutting_down, Some(t.status_shutting_down_hint)),
         BrokerStatus::Stopped => ("stopped", t.status_stopped, Some(t.status_stopped_hint)),
     };
-    let down = props.status == BrokerStatus::Stopped;
-    let (label, command, shown) = if down {
-        (format!("Restart broker {b}"), Command::RestartBroker { broker: b }, format!("{} {} {b}", t.restart, t.broker))
-    } else {
-        (format!("Kill broker {b}"), Command::KillBroker { broker: b }, format!("{} {} {b}", t.kill, t.broker))
-    };
-    let onclick = {
+    let button = |label: String, shown: String, command: Command, class: &'static str| {
         let on_fault = props.on_fault.clone();
-        Callback::from(move |_: MouseEvent| on_fault.emit(command.clone()))
+        let onclick = Callback::from(move |_: MouseEvent| on_fault.emit(command.clone()));
+        html! { <button type="button" class={classes!("fault", class)} {onclick} aria-label={label}>{ shown }</button> }
     };
+    let down = props.status == BrokerStatus::Stopped;
     html! {
         <span class="broker-fault">
             <span class={classes!("badge", class)} title={hint.unwrap_or_default()}>{ text }</span>
-            <button type="button" class={classes!("fault", down.then_some("restart"))} {onclick} aria-label={label}>{ shown }</button>
+            if props.isolated {
+                <span class="badge isolated" title={t.isolated_hint}>{ t.isolated }</span>
+            }
+            if down {
+                { button(format!("Restart broker {b}"), format!("{} {} {b}", t.restart, t.broker), Command::RestartBroker { broker: b }, "restart") }
+            } else {
+                { button(format!("Kill broker {b}"), format!("{} {} {b}", t.kill, t.broker), Command::KillBroker { broker: b }, "kill") }
+                if props.status != BrokerStatus::ShuttingDown {
+                    { button(format!("Shut down broker {b}"), t.shut_down.to_string(), Command::ShutdownBroker { broker: b }, "shutdown") }
+                }
+            }
+            if !props.isolated {
+                { button(format!("Isolate broker {b}"), t.isolate.to_string(), props.isolate.clone(), "isolate") }
+            }
         </span>
+    }
+}
+
+/// The command that cuts `node` off from every other node of the view.
+pub fn isolate(view: &ClusterView, node: NodeId) -> Command {
+    let mut rest = NodeSet::default();
+    for b in &view.brokers {
+        rest.brokers.push(b.id);
+    }
+    for c in view.quorum.iter().flat_map(|q| q.controllers.iter()) {
+        rest.controllers.push(c.id);
+    }
+    for id in view.producers.iter().map(|p| p.id).chain(view.consumers.iter().map(|c| c.id)) {
+        if let NodeId::Client(c) = id {
+            rest.clients.push(c);
+        }
+    }
+    let mut one = NodeSet::default();
+    match node {
+        NodeId::Broker(b) => {
+            rest.brokers.retain(|x| *x != b);
+            one.brokers.push(b);
+        }
+        NodeId::Controller(c) => {
+            rest.controllers.retain(|x| *x != c);
+            one.controllers.push(c);
+        }
+        NodeId::Client(c) => {
+            rest.clients.retain(|x| *x != c);
+            one.clients.push(c);
+        }
+    }
+    Command::Partition { a: one, b: rest }
+}
+
+/// Whether a cut in place has `node` on its smaller side: the side that is
+/// cut off from the rest (the first side when both are the same size).
+pub fn is_cut_off(view: &ClusterView, node: NodeId) -> bool {
+    view.network_cuts
+        .iter()
+        .any(|(a, b)| (a.contains(&node) && a.len() <= b.len()) || (b.contains(&node) && b.len() < a.len()))
+}
+
+#[derive(Properties, PartialEq)]
+pub struct NetworkFaultsProps {
+    pub cuts: Vec<(Vec<NodeId>, Vec<NodeId>)>,
+    pub on_fault: Callback<Command>,
+}
+
+/// The network partitions in place, and Heal.
+#[function_component(NetworkFaults)]
+pub fn network_faults(props: &NetworkFaultsProps) -> Html {
+    let t = use_context::<Lang>().unwrap_or_default().texts();
+    let names = |side: &[NodeId]| side.iter().map(NodeId::to_string).collect::<Vec<_>>().join(", ");
+    let onclick = {
+        let on_fault = props.on_fault.clone();
+        Callback::from(move |_: MouseEvent| on_fault.emit(Command::Heal))
+    };
+    html! {
+        <section class="network-faults" role="region" aria-label="Network partitions">
+            <h3>{ t.network_partitions }</h3>
+            if props.cuts.is_empty() {
+                <p class="hint">{ t.no_partitions }</p>
+            } else {
+                <ul class="cuts">
+                    { for props.cuts.iter().map(|(a, b)| html! { <li>{ format!("{} ✂ {}", names(a), names(b)) }</li> }) }
+                </ul>
+                <p class="hint">{ t.isolated_hint }</p>
+            }
+            <button type="button" class="fault restart" {onclick} disabled={props.cuts.is_empty()} aria-label="Heal network">{ t.heal_network }</button>
+        </section>
     }
 }

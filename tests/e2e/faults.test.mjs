@@ -95,3 +95,36 @@ test('killing the active controller makes the others elect a new one', async () 
   await quorum.getByRole('group', { name: `Controller ${first}` }).getByText('stopped').waitFor();
   assert.deepEqual(problems, []);
 });
+
+test('a controlled shutdown moves leadership first; the broker then stops', async () => {
+  const { page, problems } = await openApp(browser.context, browser.server.url);
+  const { leader: old } = await partitionFacts(page, 'orders-0');
+  await page.getByRole('button', { name: `Shut down broker ${old}` }).click();
+  const broker = page.getByRole('region', { name: `Broker ${old}` });
+  const stopped = await untilControllerEvent(page, async () => (await broker.getByText('stopped', { exact: true }).count()) > 0);
+  assert.ok(stopped, 'the broker stopped once its leaderships had moved');
+  const after = await partitionFacts(page, 'orders-0');
+  assert.ok(after.leader !== null && after.leader !== old, `orders-0 moved to another leader: ${after.leader}`);
+  assert.ok(!after.isr.includes(old));
+  await page.getByRole('button', { name: `Restart broker ${old}` }).waitFor();
+  assert.deepEqual(problems, []);
+});
+
+test('an isolated leader is fenced behind the partition; after Heal it rejoins', async () => {
+  const { page, problems } = await openApp(browser.context, browser.server.url);
+  const { leader: old } = await partitionFacts(page, 'orders-0');
+  await page.getByRole('button', { name: `Isolate broker ${old}` }).click();
+  const cuts = page.getByRole('region', { name: 'Network partitions' });
+  assert.match(await cuts.textContent(), new RegExp(`broker-${old} ✂ `));
+  const moved = await untilControllerEvent(page, async () => {
+    const { leader } = await partitionFacts(page, 'orders-0');
+    return leader !== null && leader !== old;
+  });
+  assert.ok(moved, 'the controllers, cut off from it, fenced it and elected another leader');
+  await page.getByRole('region', { name: `Broker ${old}` }).getByText('fenced', { exact: true }).waitFor();
+  await page.getByRole('button', { name: 'Heal network' }).click();
+  assert.equal(await page.getByRole('button', { name: 'Heal network' }).isDisabled(), true);
+  const rejoined = await untilControllerEvent(page, async () => (await partitionFacts(page, 'orders-0')).isr.includes(old), 200);
+  assert.ok(rejoined, 'after the heal it caught up and rejoined the ISR');
+  assert.deepEqual(problems, []);
+});

@@ -125,13 +125,37 @@ test('a bad fetch offset shows a clear message and changes nothing', async () =>
   await page.close();
 });
 
+test('headers travel with the record, and malformed headers are refused', async () => {
+  const { page, problems } = await openApp(browser.context, browser.server.url);
+  const clock = page.locator('.clock');
+  const before = await clock.textContent();
+  await page.getByLabel('Headers').fill('trace-id=7, oops');
+  await page.getByRole('button', { name: 'Produce', exact: true }).click();
+  await page.getByRole('alert').waitFor();
+  assert.match(await page.getByRole('alert').textContent(), /"oops" has no '='/);
+  assert.equal(await clock.textContent(), before);
+  assert.match(await page.getByRole('region', { name: 'Produced records' }).textContent(), /Nothing produced yet/);
+
+  await page.getByLabel('Headers').fill('trace-id=7, source=web');
+  const { partition, offset } = await produceAndWait(page, 'user-9', 'with-headers');
+  await page.getByLabel('Partition', { exact: true }).selectOption(String(partition));
+  await page.getByRole('button', { name: 'Fetch', exact: true }).click();
+  const consumed = page.getByRole('region', { name: 'Consumed records' });
+  const step = page.getByRole('button', { name: 'Step', exact: true });
+  for (let i = 0; i < 400 && !/with-headers/.test(await consumed.textContent()); i++) await step.click();
+  assert.match(await consumed.textContent(), new RegExp(`offset ${offset}: user-9 = with-headers \\[trace-id=7, source=web\\]`));
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('play runs the simulation by itself, pause stops it, and the keyboard steps', async () => {
   const { page, problems } = await openApp(browser.context, browser.server.url);
   const clock = page.locator('.clock');
   const stepOf = async () => Number(/step (\d+)/.exec(await clock.textContent())[1]);
+  const start = await stepOf();
   await page.getByRole('slider', { name: 'Speed' }).fill('12');
   await page.getByRole('button', { name: 'Play', exact: true }).click();
-  await page.waitForFunction(() => /step (\d+)/.exec(document.querySelector('.clock').textContent)[1] > 200);
+  await page.waitForFunction((start) => /step (\d+)/.exec(document.querySelector('.clock').textContent)[1] > start + 200, start);
   await page.getByRole('button', { name: 'Pause', exact: true }).click();
   const paused = await stepOf();
   // Paused means no more steps: the Play button is back, and the clock
