@@ -1271,6 +1271,14 @@ fn broker(props: &BrokerProps) -> Html {
                 <ul class="purgatory-waits" aria-label="Waiting in purgatory">
                     { for waits.iter().map(|w| html! { <li>{ w }</li> }) }
                 </ul>
+                <div class="wheels">
+                    if b.purgatory.produce_timer.task_count > 0 {
+                        <super::map::TimingWheel name="Produce" wheel={b.purgatory.produce_timer.clone()} />
+                    }
+                    if b.purgatory.fetch_timer.task_count > 0 {
+                        <super::map::TimingWheel name="Fetch" wheel={b.purgatory.fetch_timer.clone()} />
+                    }
+                </div>
             }
             <div class="replicas">
                 { for b.replicas.iter().map(|r| html! {

@@ -85,6 +85,10 @@ test('a fetch reads the record back, and a fetch with a large min bytes waits in
   assert.ok(parked, 'the consumer fetch waits in purgatory for fetch.min.bytes');
   const waits = page.getByRole('region', { name: `Broker ${leader}` }).getByLabel('Waiting in purgatory');
   assert.match(await waits.textContent(), /waiting for 100000 byte\(s\)/);
+  // Its fetch.max.wait.ms timeout sits in a bucket of the timing wheel.
+  const wheel = page.getByRole('region', { name: `Broker ${leader}` }).getByRole('group', { name: 'Fetch timing wheel' });
+  assert.match(await wheel.textContent(), /Fetch · timing wheel: [1-9]\d* timeouts waiting/);
+  assert.ok((await wheel.locator('.bucket.busy').count()) >= 1, 'a bucket holds the delayed fetch');
   assert.deepEqual(problems, []);
   await page.close();
 });
