@@ -395,7 +395,8 @@ pub struct FollowContext {
 pub fn app() -> Html {
     let state = use_reducer(AppState::default);
     let session = state.session.borrow();
-    let view = session.view();
+    // One view per render, shared by every component that draws it.
+    let view = Rc::new(session.view());
     let lang = state.lang;
     let t = lang.texts();
     let narration: Vec<String> = session.last_step_trace().iter().map(|e| narrate_in(lang, e)).collect();
@@ -1120,7 +1121,7 @@ fn partitions(props: &PartitionsProps) -> Html {
 
 #[derive(Properties, PartialEq)]
 struct ClusterProps {
-    view: ClusterView,
+    view: Rc<ClusterView>,
     /// The stages of each broker the followed request has been in.
     visited: Rc<std::collections::BTreeMap<u32, BTreeSet<SimStage>>>,
     on_fault: Callback<Command>,

@@ -11,7 +11,7 @@ use yew::prelude::*;
 #[derive(Properties, PartialEq)]
 pub struct InspectorProps {
     pub state: UseReducerHandle<AppState>,
-    pub view: ClusterView,
+    pub view: std::rc::Rc<ClusterView>,
 }
 
 #[function_component(SegmentInspector)]

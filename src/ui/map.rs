@@ -77,7 +77,7 @@ fn short_name(node: NodeId) -> String {
 
 #[derive(Properties, PartialEq)]
 pub struct ClusterMapProps {
-    pub view: ClusterView,
+    pub view: std::rc::Rc<ClusterView>,
 }
 
 #[function_component(ClusterMap)]

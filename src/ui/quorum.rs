@@ -12,7 +12,7 @@ use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
 pub struct QuorumProps {
-    pub view: ClusterView,
+    pub view: std::rc::Rc<ClusterView>,
     pub on_fault: Callback<Command>,
 }
 
