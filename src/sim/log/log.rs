@@ -260,6 +260,29 @@ pub struct FetchRead {
     pub lookup: Option<LookupPath>,
 }
 
+/// A read before its bytes are copied out of the segment.
+struct LogSlice<'a> {
+    bytes: &'a [u8],
+    first_offset: i64,
+    next_offset: i64,
+    batch_count: u32,
+    segment_base_offset: i64,
+    lookup: Option<LookupPath>,
+}
+
+impl LogSlice<'_> {
+    fn to_fetch_read(self) -> FetchRead {
+        FetchRead {
+            bytes: self.bytes.to_vec(),
+            first_offset: self.first_offset,
+            next_offset: self.next_offset,
+            batch_count: self.batch_count,
+            segment_base_offset: self.segment_base_offset,
+            lookup: self.lookup,
+        }
+    }
+}
+
 /// Which retention rule removed a segment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum DeletionReason {
@@ -628,6 +651,47 @@ impl Log {
         upper_bound_exclusive: i64,
         min_one_message: bool,
     ) -> Result<FetchRead, LogError> {
+        self.read_recording(fetch_offset, max_bytes, upper_bound_exclusive, min_one_message, true)
+    }
+
+    /// [`Log::read_with`]; `record_path` false leaves out the list of
+    /// headers the lookup scanned, which only the trace shows.
+    pub fn read_recording(
+        &self,
+        fetch_offset: i64,
+        max_bytes: u32,
+        upper_bound_exclusive: i64,
+        min_one_message: bool,
+        record_path: bool,
+    ) -> Result<FetchRead, LogError> {
+        self.read_slice(fetch_offset, max_bytes, upper_bound_exclusive, min_one_message, record_path)
+            .map(LogSlice::to_fetch_read)
+    }
+
+    /// How many bytes [`Log::read_with`] would return, found from batch
+    /// positions in the segment without copying the batches: what a
+    /// DelayedFetch checks against `fetch.min.bytes` (Kafka counts from the
+    /// positions in its LogOffsetMetadata rather than reading the log).
+    pub fn readable_bytes(
+        &self,
+        fetch_offset: i64,
+        max_bytes: u32,
+        upper_bound_exclusive: i64,
+        min_one_message: bool,
+    ) -> Result<u32, LogError> {
+        self.read_slice(fetch_offset, max_bytes, upper_bound_exclusive, min_one_message, false)
+            .map(|r| r.bytes.len() as u32)
+    }
+
+    /// The read itself, borrowing the batches from their segment.
+    fn read_slice(
+        &self,
+        fetch_offset: i64,
+        max_bytes: u32,
+        upper_bound_exclusive: i64,
+        min_one_message: bool,
+        record_path: bool,
+    ) -> Result<LogSlice<'_>, LogError> {
         if fetch_offset < self.log_start_offset || fetch_offset > self.log_end_offset {
             return Err(LogError::OffsetOutOfRange {
                 offset: fetch_offset,
@@ -641,8 +705,8 @@ impl Log {
             .segments
             .partition_point(|s| s.base_offset() <= fetch_offset)
             .saturating_sub(1);
-        let empty = |segment_base_offset: i64, lookup: Option<LookupPath>| FetchRead {
-            bytes: Vec::new(),
+        let empty = |segment_base_offset: i64, lookup: Option<LookupPath>| LogSlice {
+            bytes: &[],
             first_offset: fetch_offset,
             next_offset: fetch_offset,
             batch_count: 0,
@@ -658,10 +722,10 @@ impl Log {
         // moves on to the next segment.
         let mut last_lookup = None;
         for segment in &self.segments[floor..] {
-            match segment.read(fetch_offset, max_bytes, bound, min_one_message) {
+            match segment.read_recording(fetch_offset, max_bytes, bound, min_one_message, record_path) {
                 Some(r) => {
-                    return Ok(FetchRead {
-                        bytes: r.bytes.to_vec(),
+                    return Ok(LogSlice {
+                        bytes: r.bytes,
                         first_offset: r.first_offset,
                         next_offset: r.next_offset,
                         batch_count: r.batch_count,
