@@ -206,3 +206,32 @@ impl fmt::Display for TopicPartition {
         write!(f, "{}-{}", self.topic, self.partition)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn topic_names_compare_sort_and_print_as_their_strings() {
+        let a = TopicName::from("orders");
+        let shared = a.clone();
+        let copy = TopicName::from(String::from("orders"));
+        assert_eq!(a, shared);
+        assert_eq!(a, copy);
+        assert_eq!(a, "orders");
+        assert_eq!(a, String::from("orders"));
+        let mut names = vec![TopicName::from("b"), TopicName::from("a-2"), TopicName::from("a")];
+        names.sort();
+        assert_eq!(names.iter().map(|n| n.as_str()).collect::<Vec<_>>(), vec!["a", "a-2", "b"]);
+        assert_ne!(TopicName::from("a"), TopicName::from("b"));
+        let tp = TopicPartition::new("orders", 3);
+        assert_eq!(tp.to_string(), "orders-3");
+        assert_eq!(format!("{tp:?}"), r#"TopicPartition { topic: "orders", partition: 3 }"#);
+        let json = serde_json::to_string(&tp).unwrap();
+        assert_eq!(json, r#"{"topic":"orders","partition":3}"#);
+        assert_eq!(serde_json::from_str::<TopicPartition>(&json).unwrap(), tp);
+        // Looked up by &str in maps keyed by names.
+        let map: std::collections::BTreeMap<TopicName, u32> = [(a, 6)].into_iter().collect();
+        assert_eq!(map.get("orders"), Some(&6));
+    }
+}

@@ -1248,6 +1248,25 @@ mod tests {
     }
 
     #[test]
+    fn readable_bytes_and_a_read_without_path_agree_with_the_read() {
+        let mut log = Log::new(config(3500), 0).unwrap();
+        fill(&mut log, 10, 10, 1000, |i| i);
+        let leo = log.log_end_offset();
+        for offset in [0, 5, 10, 35, 60, 99, leo] {
+            for (max_bytes, bound, min_one) in [(2999, leo, true), (1, leo, true), (1, leo, false), (u32::MAX, 40, true)] {
+                let full = log.read_with(offset, max_bytes, bound, min_one).unwrap();
+                let bytes = log.readable_bytes(offset, max_bytes, bound, min_one).unwrap();
+                assert_eq!(bytes as usize, full.bytes.len(), "offset {offset}, max {max_bytes}, bound {bound}");
+                let plain = log.read_recording(offset, max_bytes, bound, min_one, false).unwrap();
+                assert_eq!(plain.bytes, full.bytes);
+                assert_eq!(plain.lookup.as_ref().map(|l| l.found_position), full.lookup.as_ref().map(|l| l.found_position));
+                assert!(plain.lookup.is_none_or(|l| l.scanned_batches.is_empty()));
+            }
+        }
+        assert!(log.readable_bytes(leo + 1, 100, leo, true).is_err());
+    }
+
+    #[test]
     fn read_out_of_range() {
         let mut log = Log::new(config(5000), 0).unwrap();
         fill(&mut log, 20, 10, 1000, |i| i);

@@ -1771,6 +1771,22 @@ mod tests {
 
     const BASE_TS: i64 = 1_700_000_000_000;
 
+    #[test]
+    fn build_as_producer_equals_a_builder_with_the_producer_set() {
+        let mut plain = BatchBuilder::new(0, BASE_TS);
+        let mut idempotent = BatchBuilder::new(0, BASE_TS).producer(7, 2, 40);
+        for i in 0..3i64 {
+            let key = format!("k{i}");
+            plain.append(BASE_TS + i, Some(key.as_bytes()), Some(b"v"), &[]).unwrap();
+            idempotent.append(BASE_TS + i, Some(key.as_bytes()), Some(b"v"), &[]).unwrap();
+        }
+        let built = plain.build_as_producer(7, 2, 40);
+        assert_eq!(built, idempotent.build());
+        assert!(verify_crc(&built));
+        // The builder itself is left without the producer's fields.
+        assert_eq!(read_header(&plain.build()).unwrap().producer_id, NO_PRODUCER_ID);
+    }
+
     /// The batch of the hand-assembled test: two records, the first with a
     /// null key, the second with a key and two headers (one with a null value).
     fn sample_builder() -> BatchBuilder {
