@@ -6,6 +6,7 @@ pub mod broker;
 pub mod client;
 pub mod config;
 pub mod controller;
+pub mod event_queue;
 pub mod ids;
 pub mod log;
 pub mod node;

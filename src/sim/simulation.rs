@@ -17,8 +17,8 @@ use super::rng::SimRng;
 use super::trace::{Direction, TraceEvent, TraceKind};
 use super::view::{BrokerStatus, ClusterView, ControllerView, InFlightView, QuorumView};
 use serde::{Deserialize, Serialize};
-use std::cmp::Ordering;
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
+use super::event_queue::{EventQueue, QueueOrder};
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 /// The most brokers a cluster may have. The core handles dozens; the UI
@@ -250,23 +250,14 @@ struct Scheduled {
     event: Event,
 }
 
-// The heap is ordered by (time, sequence) alone: the sequence number is unique,
+// The queue orders by (time, sequence) alone: the sequence number is unique,
 // so no two events compare equal and the order never depends on the payload.
-impl PartialEq for Scheduled {
-    fn eq(&self, other: &Self) -> bool {
-        self.seq == other.seq
+impl QueueOrder for Scheduled {
+    fn at_ms(&self) -> u64 {
+        self.at_ms
     }
-}
-impl Eq for Scheduled {}
-impl PartialOrd for Scheduled {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Scheduled {
-    fn cmp(&self, other: &Self) -> Ordering {
-        // BinaryHeap is a max-heap; reverse so the earliest event comes first.
-        (other.at_ms, other.seq).cmp(&(self.at_ms, self.seq))
+    fn seq(&self) -> u64 {
+        self.seq
     }
 }
 
@@ -300,7 +291,7 @@ pub struct Simulation {
     now_ms: u64,
     steps: u64,
     next_seq: u64,
-    queue: BinaryHeap<Scheduled>,
+    queue: EventQueue<Scheduled>,
     rng: SimRng,
     nodes: BTreeMap<NodeId, Node>,
     /// The last arrival time on each directed link: TCP delivers in order, so
@@ -317,6 +308,8 @@ pub struct Simulation {
     /// The network partitions in place: each cuts every link between its two
     /// sides, both ways.
     cuts: Vec<(BTreeSet<NodeId>, BTreeSet<NodeId>)>,
+    /// The output list handlers write to, empty between steps.
+    out: Vec<Output>,
 }
 
 /// What a message is, for the trace: its quorum or control-plane RPC name,
@@ -455,7 +448,7 @@ impl Simulation {
             now_ms: 0,
             steps: 0,
             next_seq: 0,
-            queue: BinaryHeap::new(),
+            queue: EventQueue::new(),
             rng,
             nodes,
             link_last_arrival_ms: BTreeMap::new(),
@@ -465,6 +458,7 @@ impl Simulation {
             down: Default::default(),
             incarnations: BTreeMap::new(),
             cuts: Vec::new(),
+            out: Vec::new(),
         };
         for b in broker_ids {
             sim.schedule(0, Event::Timer { node: NodeId::Broker(b), timer: Timer::Broker(BrokerTimer::Startup), incarnation: 0 });
@@ -710,7 +704,9 @@ impl Simulation {
         };
         self.now_ms = next.at_ms;
         self.steps += 1;
-        let mut out = Vec::new();
+        // One output list serves every step, so a step allocates nothing
+        // for it once it has grown.
+        let mut out = std::mem::take(&mut self.out);
         let node_id = match next.event {
             Event::Deliver { from, to, msg, .. } if self.is_cut(from, to) => {
                 // Lost on a partitioned network: nothing comes back, the
@@ -788,7 +784,8 @@ impl Simulation {
             }
             Event::Command(command) => self.run_command(command, &mut out),
         };
-        self.apply(node_id, out);
+        self.apply(node_id, &mut out);
+        self.out = out;
         true
     }
 
@@ -952,9 +949,9 @@ impl Simulation {
         &self.cuts
     }
 
-    fn apply(&mut self, node: NodeId, out: Vec<Output>) {
+    fn apply(&mut self, node: NodeId, out: &mut Vec<Output>) {
         let mut stop = false;
-        for output in out {
+        for output in out.drain(..) {
             match output {
                 Output::Send { to, msg } => {
                     let jitter = self.rng.range(0, self.config.link_jitter_ms + 1);

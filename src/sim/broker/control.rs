@@ -423,7 +423,7 @@ impl Broker {
             return;
         }
         if !self.partitions.contains_key(&tp) {
-            let config = self.control.as_ref().and_then(|c| c.topic_configs.get(&tp.topic).cloned()).unwrap_or_default();
+            let config = self.control.as_ref().and_then(|c| c.topic_configs.get(tp.topic.as_str()).cloned()).unwrap_or_default();
             let log = Log::new(config.log_config(), ctx.now_ms as i64).expect("topic configs are validated before use");
             self.partitions.insert(
                 tp.clone(),

@@ -7,7 +7,7 @@ use super::super::ids::{NodeId, RequestId, TopicPartition};
 use super::super::node::{Ctx, Timer};
 use super::super::protocol::{
     ApiKey, EpochEndOffset, ErrorCode, FetchPartitionResponse, FetchRequest, PartitionMetadata,
-    ProducePartitionResponse, ProduceRequest, Request, RequestBody, Response, ResponseBody,
+    ProducePartitionResponse, ProduceRequest, RequestBody, Response, ResponseBody,
 };
 use super::super::purgatory::purgatory::WatchOutcome;
 use super::super::record::batch;
@@ -61,40 +61,43 @@ pub struct DelayedFetch {
 
 impl Broker {
     pub(super) fn io_handle(&mut self, ctx: &mut Ctx, thread: u32) {
-        let Some(IoWork::Handling { client, request }) = self.io_threads[thread as usize].work.take() else {
+        let Some(IoWork::Handling { client, mut request }) = self.io_threads[thread as usize].work.take() else {
             return;
         };
         let api = request.api_key();
-        let (outcome, stage) = match &request.body {
+        let id = request.id;
+        // A produce's batches are rewritten in place (offsets, leader epoch),
+        // as Kafka's LogValidator does to the request's own buffer.
+        let (outcome, stage) = match &mut request.body {
             RequestBody::Produce(produce) => {
                 ctx.trace(|| TraceKind::Hop {
-                    request: request.id,
+                    request: id,
                     api,
                     direction: Direction::Request,
                     from: Stage::IoThread(thread),
                     to: Stage::LogAppend,
                 });
-                (self.handle_produce(ctx, client, &request, produce), Stage::LogAppend)
+                (self.handle_produce(ctx, client, id, produce), Stage::LogAppend)
             }
             RequestBody::Fetch(fetch) => {
                 ctx.trace(|| TraceKind::Hop {
-                    request: request.id,
+                    request: id,
                     api,
                     direction: Direction::Request,
                     from: Stage::IoThread(thread),
                     to: Stage::LogRead,
                 });
-                (self.handle_fetch(ctx, client, &request, fetch), Stage::LogRead)
+                (self.handle_fetch(ctx, client, id, fetch), Stage::LogRead)
             }
-            RequestBody::Metadata { topics } => (self.handle_metadata(&request, topics), Stage::IoThread(thread)),
+            RequestBody::Metadata { topics } => (self.handle_metadata(id, topics), Stage::IoThread(thread)),
             RequestBody::InitProducerId => {
                 let producer_id = self.next_producer_id;
                 self.next_producer_id += 1;
                 let body = ResponseBody::InitProducerId { error: ErrorCode::None, producer_id, producer_epoch: 0 };
-                (HandlerOutcome::Respond(Response { id: request.id, api_key: api, body }), Stage::IoThread(thread))
+                (HandlerOutcome::Respond(Response { id, api_key: api, body }), Stage::IoThread(thread))
             }
         };
-        self.io_threads[thread as usize].work = Some(IoWork::Done { client, request: request.id, api, outcome, stage });
+        self.io_threads[thread as usize].work = Some(IoWork::Done { client, request: id, api, outcome, stage });
         ctx.timer(0, Timer::Broker(BrokerTimer::IoRespond { thread }));
     }
 
@@ -120,11 +123,11 @@ impl Broker {
         self.wake_io_thread(ctx);
     }
 
-    fn handle_metadata(&self, request: &Request, topics: &[String]) -> HandlerOutcome {
+    fn handle_metadata(&self, request: RequestId, topics: &[String]) -> HandlerOutcome {
         let mut partitions = Vec::new();
         let mut unknown_topics = Vec::new();
         for topic in topics {
-            let found: Vec<_> = self.metadata.partitions.iter().filter(|(tp, _)| &tp.topic == topic).collect();
+            let found: Vec<_> = self.metadata.partitions.iter().filter(|(tp, _)| tp.topic == *topic).collect();
             if found.is_empty() {
                 unknown_topics.push(topic.clone());
             }
@@ -140,7 +143,7 @@ impl Broker {
             }
         }
         let body = ResponseBody::Metadata { brokers: self.metadata.brokers.clone(), partitions, unknown_topics };
-        HandlerOutcome::Respond(Response { id: request.id, api_key: ApiKey::Metadata, body })
+        HandlerOutcome::Respond(Response { id: request, api_key: ApiKey::Metadata, body })
     }
 
     // ----- Produce -----
@@ -149,16 +152,17 @@ impl Broker {
         &mut self,
         ctx: &mut Ctx,
         client: NodeId,
-        request: &Request,
-        produce: &ProduceRequest,
+        request: RequestId,
+        produce: &mut ProduceRequest,
     ) -> HandlerOutcome {
         let now = ctx.now_ms;
         let mut statuses = Vec::new();
-        for part in &produce.partitions {
-            let response = if !matches!(produce.acks, 0 | 1 | -1) {
+        let acks = produce.acks;
+        for part in &mut produce.partitions {
+            let response = if !matches!(acks, 0 | 1 | -1) {
                 error_response(&part.partition, ErrorCode::InvalidRequiredAcks)
             } else {
-                self.append_to_leader(ctx, request.id, produce.acks, &part.partition, &part.batch)
+                self.append_to_leader(ctx, request, acks, &part.partition, &mut part.batch)
             };
             let required_offset = if response.error == ErrorCode::None {
                 let last = batch::last_offset(&part.batch).unwrap_or(response.base_offset);
@@ -171,7 +175,7 @@ impl Broker {
             statuses.push(ProduceStatus {
                 partition: part.partition.clone(),
                 required_offset,
-                pending: produce.acks == -1 && response.error == ErrorCode::None,
+                pending: acks == -1 && response.error == ErrorCode::None,
                 response,
             });
         }
@@ -182,14 +186,14 @@ impl Broker {
         if statuses.iter().any(|s| s.pending) {
             return HandlerOutcome::ParkProduce(DelayedProduce {
                 client,
-                request: request.id,
+                request,
                 timeout_ms: produce.timeout_ms as i64,
                 partitions: statuses,
             });
         }
         let _ = now;
         HandlerOutcome::Respond(Response {
-            id: request.id,
+            id: request,
             api_key: ApiKey::Produce,
             body: ResponseBody::Produce(statuses.into_iter().map(|s| s.response).collect()),
         })
@@ -203,7 +207,7 @@ impl Broker {
         request: RequestId,
         acks: i16,
         tp: &TopicPartition,
-        bytes: &[u8],
+        bytes: &mut [u8],
     ) -> ProducePartitionResponse {
         let me = self.id;
         let now = ctx.now_ms as i64;
@@ -289,11 +293,12 @@ impl Broker {
             }
         }
         // The leader assigns offsets by rewriting only baseOffset and
-        // partitionLeaderEpoch, which lie outside the CRC.
-        let mut stored = bytes.to_vec();
+        // partitionLeaderEpoch, which lie outside the CRC. Like Kafka it
+        // rewrites the request's own bytes; the log append copies them.
+        let stored = bytes;
         let base_offset = p.log.log_end_offset();
-        let rewrites = batch::set_base_offset(&mut stored, base_offset)
-            .and_then(|_| batch::set_partition_leader_epoch(&mut stored, p.leader_epoch.max(0)));
+        let rewrites = batch::set_base_offset(stored, base_offset)
+            .and_then(|_| batch::set_partition_leader_epoch(stored, p.leader_epoch.max(0)));
         if rewrites.is_err() {
             return reject(ctx, ErrorCode::CorruptMessage, "batch too short to rewrite".into());
         }
@@ -301,11 +306,11 @@ impl Broker {
         if p.config.message_timestamp_type == TopicTimestampType::LogAppendTime {
             // LogAppendTime changes maxTimestamp, which the CRC covers, so the
             // broker recomputes it.
-            if batch::set_log_append_time(&mut stored, now).is_ok() {
+            if batch::set_log_append_time(stored, now).is_ok() {
                 log_append_time_ms = now;
             }
         }
-        let info = match p.log.append(&stored, now) {
+        let info = match p.log.append(stored, now) {
             Ok(info) => info,
             Err(e) => return reject(ctx, ErrorCode::CorruptMessage, e.to_string()),
         };
@@ -408,9 +413,9 @@ impl Broker {
 
     // ----- Fetch -----
 
-    fn handle_fetch(&mut self, ctx: &mut Ctx, client: NodeId, request: &Request, fetch: &FetchRequest) -> HandlerOutcome {
+    fn handle_fetch(&mut self, ctx: &mut Ctx, client: NodeId, request: RequestId, fetch: &FetchRequest) -> HandlerOutcome {
         let now = ctx.now_ms;
-        let (partitions, bytes, any_error) = self.read_for_fetch(ctx, request.id, fetch, true);
+        let (partitions, bytes, any_error) = self.read_for_fetch(ctx, request, fetch, true);
         // A follower's fetch offset is its LEO. As in Kafka's
         // Partition.fetchRecords it is recorded after the read (so the answer
         // carries the HW from before it) and not at all when the answer is an
@@ -426,12 +431,12 @@ impl Broker {
         let enough = bytes >= fetch.min_bytes as i64 || fetch.max_wait_ms <= 0 || any_error;
         if enough {
             return HandlerOutcome::Respond(Response {
-                id: request.id,
+                id: request,
                 api_key: ApiKey::Fetch,
                 body: ResponseBody::Fetch { error: ErrorCode::None, partitions },
             });
         }
-        HandlerOutcome::ParkFetch(DelayedFetch { client, request: request.id, fetch: fetch.clone(), bytes_available: bytes })
+        HandlerOutcome::ParkFetch(DelayedFetch { client, request, fetch: fetch.clone(), bytes_available: bytes })
     }
 
     /// Reads every partition of a fetch (ReplicaManager.readFromLog):
@@ -448,7 +453,9 @@ impl Broker {
         let mut any_error = false;
         let mut budget = fetch.max_bytes.max(0) as i64;
         for fp in &fetch.partitions {
-            let answer = self.read_partition(fetch.replica_id, fp, budget, out.iter().all(|r: &FetchPartitionResponse| r.records.is_empty()));
+            let first = out.iter().all(|r: &FetchPartitionResponse| r.records.is_empty());
+            // The headers a lookup scanned are kept only for the trace.
+            let answer = self.read_partition(fetch.replica_id, fp, budget, first, trace && ctx.tracing);
             match answer {
                 Ok((resp, lookup)) => {
                     if resp.error != ErrorCode::None || resp.diverging_epoch.is_some() {
@@ -486,6 +493,7 @@ impl Broker {
         fp: &super::super::protocol::FetchPartition,
         budget: i64,
         first: bool,
+        record_path: bool,
     ) -> Result<(FetchPartitionResponse, Option<super::super::log::segment::LookupPath>), FetchPartitionResponse> {
         let empty = |error: ErrorCode, hw: i64, lso: i64| FetchPartitionResponse {
             partition: fp.partition.clone(),
@@ -517,7 +525,7 @@ impl Broker {
         }
         let bound = if replica_id.is_some() { p.log.log_end_offset() } else { hw };
         let max_bytes = (fp.partition_max_bytes as i64).min(budget.max(0)) as u32;
-        match p.log.read_with(fp.fetch_offset, max_bytes, bound, first) {
+        match p.log.read_recording(fp.fetch_offset, max_bytes, bound, first, record_path) {
             Ok(read) => {
                 let mut resp = empty(ErrorCode::None, hw, lso);
                 resp.records = read.bytes;
@@ -784,8 +792,8 @@ fn try_complete_fetch(me: u32, partitions: &BTreeMap<TopicPartition, Partition>,
         if fp.fetch_offset < bound && segment_of(&p.log, fp.fetch_offset) < segment_of(&p.log, bound) {
             return true;
         }
-        if let Ok(read) = p.log.read_with(fp.fetch_offset, fp.partition_max_bytes.max(0) as u32, bound, true) {
-            bytes += read.bytes.len() as i64;
+        if let Ok(readable) = p.log.readable_bytes(fp.fetch_offset, fp.partition_max_bytes.max(0) as u32, bound, true) {
+            bytes += readable as i64;
         }
     }
     op.bytes_available = bytes;

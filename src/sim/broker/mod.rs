@@ -201,7 +201,7 @@ impl Broker {
             if !assignment.replicas.contains(&self.id) {
                 continue;
             }
-            let config = topic_configs.get(&tp.topic).cloned().unwrap_or_default();
+            let config = topic_configs.get(tp.topic.as_str()).cloned().unwrap_or_default();
             let log = Log::new(config.log_config(), now_ms as i64).expect("topic configs are validated before use");
             let mut partition = Partition {
                 tp: tp.clone(),

@@ -128,7 +128,7 @@ impl Broker {
             .partitions
             .values()
             .map(|p| ReplicaView {
-                topic: p.tp.topic.clone(),
+                topic: p.tp.topic.to_string(),
                 partition: p.tp.partition,
                 broker: self.id,
                 is_leader: p.is_leader(self.id),

@@ -2,7 +2,7 @@
 //! starts knowing only its bootstrap brokers and asks one of them with a
 //! Metadata request, as Kafka's NetworkClient does.
 
-use super::super::ids::{NodeId, RequestId, TopicPartition};
+use super::super::ids::{NodeId, RequestId, TopicName, TopicPartition};
 use super::super::node::{Ctx, Timer};
 use super::ClientTimer;
 use super::super::protocol::{ErrorCode, Message, Request, RequestBody, ResponseBody};
@@ -13,7 +13,9 @@ use std::collections::{BTreeMap, BTreeSet};
 pub struct MetadataState {
     pub bootstrap: Vec<u32>,
     pub leaders: BTreeMap<TopicPartition, Option<u32>>,
-    pub partitions_per_topic: BTreeMap<String, u32>,
+    /// Keyed by the shared name the partitions' metadata carries, so a
+    /// record's topic-partition can reuse it instead of copying the string.
+    pub partitions_per_topic: BTreeMap<TopicName, u32>,
     pub unknown_topics: BTreeSet<String>,
     pub topics_wanted: BTreeSet<String>,
     pub in_flight: Option<RequestId>,
@@ -137,7 +139,7 @@ impl MetadataState {
         let ResponseBody::Metadata { partitions, unknown_topics, .. } = body else {
             return false;
         };
-        let mut counts: BTreeMap<String, u32> = BTreeMap::new();
+        let mut counts: BTreeMap<TopicName, u32> = BTreeMap::new();
         for p in partitions {
             self.leaders.insert(p.partition.clone(), if p.error == ErrorCode::None { p.leader } else { None });
             *counts.entry(p.partition.topic.clone()).or_default() += 1;

@@ -5,7 +5,7 @@
 //! `delivery.timeout.ms`.
 
 use super::super::config::{Partitioner, ProducerConfig};
-use super::super::ids::{NodeId, RequestId, TopicPartition};
+use super::super::ids::{NodeId, RequestId, TopicName, TopicPartition};
 use super::super::node::{Ctx, Timer};
 use super::super::protocol::{
     ErrorCode, Message, ProducePartition, ProduceRequest, Request, RequestBody, ResponseBody,
@@ -196,8 +196,12 @@ impl Producer {
     }
 
     fn accumulate(&mut self, ctx: &mut Ctx, pending: PendingRecord) {
-        let topic = pending.record.topic.clone();
-        let partitions = self.metadata.partitions_per_topic.get(&topic).copied().unwrap_or(0);
+        // The name the metadata holds is shared by every topic-partition
+        // of this record's path, so it is not copied per record.
+        let (topic, partitions) = match self.metadata.partitions_per_topic.get_key_value(pending.record.topic.as_str()) {
+            Some((name, count)) => (name.clone(), *count),
+            None => (TopicName::from(pending.record.topic.as_str()), 0),
+        };
         let chosen = match pending.record.partition {
             Some(p) if p < partitions => Ok((p, PartitionReason::Explicit)),
             Some(_) => Err(ErrorCode::UnknownTopicOrPartition),
@@ -304,7 +308,11 @@ impl Producer {
         match timer {
             ClientTimer::Linger { batch } => {
                 let me = self.id;
-                if let Some(b) = self.accumulator.values_mut().flatten().find(|b| b.id == batch && !b.sealed) {
+                // Only the last batch of a partition's queue can be open (a
+                // new batch is started only behind a sealed one, and retried
+                // batches are sealed), so the search looks at one batch per
+                // partition instead of the whole backlog.
+                if let Some(b) = self.accumulator.values_mut().filter_map(|q| q.back_mut()).find(|b| b.id == batch && !b.sealed) {
                     b.sealed = true;
                     ctx.trace(|| TraceKind::BatchReady {
                         client: me,
@@ -460,18 +468,14 @@ impl Producer {
     }
 
     /// The batch's bytes: offsets start at 0 (the leader assigns the real
-    /// ones), the producer id, epoch and sequence when idempotent.
+    /// ones), the producer id, epoch and sequence when idempotent. The
+    /// records were encoded as they joined the batch, against the first
+    /// record's timestamp, so only the header is new.
     fn encode(&self, b: &ProducerBatch) -> Vec<u8> {
-        let base_ts = b.records.first().map(|r| r.record.timestamp_ms).unwrap_or(0);
-        let mut builder = BatchBuilder::new(0, base_ts);
-        if let (true, Some(seq)) = (self.config.enable_idempotence, b.base_sequence) {
-            builder = builder.producer(self.producer_id, b.producer_epoch, seq);
+        match (self.config.enable_idempotence, b.base_sequence) {
+            (true, Some(seq)) => b.builder.build_as_producer(self.producer_id, b.producer_epoch, seq),
+            _ => b.builder.build(),
         }
-        for r in &b.records {
-            let rec = &r.record;
-            let _ = builder.append(rec.timestamp_ms, rec.key.as_deref(), rec.value.as_deref(), &rec.headers);
-        }
-        builder.build()
     }
 
     fn init_producer_id(&mut self, ctx: &mut Ctx) {

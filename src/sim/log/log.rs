@@ -260,6 +260,29 @@ pub struct FetchRead {
     pub lookup: Option<LookupPath>,
 }
 
+/// A read before its bytes are copied out of the segment.
+struct LogSlice<'a> {
+    bytes: &'a [u8],
+    first_offset: i64,
+    next_offset: i64,
+    batch_count: u32,
+    segment_base_offset: i64,
+    lookup: Option<LookupPath>,
+}
+
+impl LogSlice<'_> {
+    fn to_fetch_read(self) -> FetchRead {
+        FetchRead {
+            bytes: self.bytes.to_vec(),
+            first_offset: self.first_offset,
+            next_offset: self.next_offset,
+            batch_count: self.batch_count,
+            segment_base_offset: self.segment_base_offset,
+            lookup: self.lookup,
+        }
+    }
+}
+
 /// Which retention rule removed a segment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum DeletionReason {
@@ -628,6 +651,47 @@ impl Log {
         upper_bound_exclusive: i64,
         min_one_message: bool,
     ) -> Result<FetchRead, LogError> {
+        self.read_recording(fetch_offset, max_bytes, upper_bound_exclusive, min_one_message, true)
+    }
+
+    /// [`Log::read_with`]; `record_path` false leaves out the list of
+    /// headers the lookup scanned, which only the trace shows.
+    pub fn read_recording(
+        &self,
+        fetch_offset: i64,
+        max_bytes: u32,
+        upper_bound_exclusive: i64,
+        min_one_message: bool,
+        record_path: bool,
+    ) -> Result<FetchRead, LogError> {
+        self.read_slice(fetch_offset, max_bytes, upper_bound_exclusive, min_one_message, record_path)
+            .map(LogSlice::to_fetch_read)
+    }
+
+    /// How many bytes [`Log::read_with`] would return, found from batch
+    /// positions in the segment without copying the batches: what a
+    /// DelayedFetch checks against `fetch.min.bytes` (Kafka counts from the
+    /// positions in its LogOffsetMetadata rather than reading the log).
+    pub fn readable_bytes(
+        &self,
+        fetch_offset: i64,
+        max_bytes: u32,
+        upper_bound_exclusive: i64,
+        min_one_message: bool,
+    ) -> Result<u32, LogError> {
+        self.read_slice(fetch_offset, max_bytes, upper_bound_exclusive, min_one_message, false)
+            .map(|r| r.bytes.len() as u32)
+    }
+
+    /// The read itself, borrowing the batches from their segment.
+    fn read_slice(
+        &self,
+        fetch_offset: i64,
+        max_bytes: u32,
+        upper_bound_exclusive: i64,
+        min_one_message: bool,
+        record_path: bool,
+    ) -> Result<LogSlice<'_>, LogError> {
         if fetch_offset < self.log_start_offset || fetch_offset > self.log_end_offset {
             return Err(LogError::OffsetOutOfRange {
                 offset: fetch_offset,
@@ -641,8 +705,8 @@ impl Log {
             .segments
             .partition_point(|s| s.base_offset() <= fetch_offset)
             .saturating_sub(1);
-        let empty = |segment_base_offset: i64, lookup: Option<LookupPath>| FetchRead {
-            bytes: Vec::new(),
+        let empty = |segment_base_offset: i64, lookup: Option<LookupPath>| LogSlice {
+            bytes: &[],
             first_offset: fetch_offset,
             next_offset: fetch_offset,
             batch_count: 0,
@@ -658,10 +722,10 @@ impl Log {
         // moves on to the next segment.
         let mut last_lookup = None;
         for segment in &self.segments[floor..] {
-            match segment.read(fetch_offset, max_bytes, bound, min_one_message) {
+            match segment.read_recording(fetch_offset, max_bytes, bound, min_one_message, record_path) {
                 Some(r) => {
-                    return Ok(FetchRead {
-                        bytes: r.bytes.to_vec(),
+                    return Ok(LogSlice {
+                        bytes: r.bytes,
                         first_offset: r.first_offset,
                         next_offset: r.next_offset,
                         batch_count: r.batch_count,
@@ -1181,6 +1245,25 @@ mod tests {
         assert_eq!(r.batch_count, 0);
         let r = log.read(90, u32::MAX, i64::MAX).unwrap();
         assert_eq!(r.batch_count, 1);
+    }
+
+    #[test]
+    fn readable_bytes_and_a_read_without_path_agree_with_the_read() {
+        let mut log = Log::new(config(3500), 0).unwrap();
+        fill(&mut log, 10, 10, 1000, |i| i);
+        let leo = log.log_end_offset();
+        for offset in [0, 5, 10, 35, 60, 99, leo] {
+            for (max_bytes, bound, min_one) in [(2999, leo, true), (1, leo, true), (1, leo, false), (u32::MAX, 40, true)] {
+                let full = log.read_with(offset, max_bytes, bound, min_one).unwrap();
+                let bytes = log.readable_bytes(offset, max_bytes, bound, min_one).unwrap();
+                assert_eq!(bytes as usize, full.bytes.len(), "offset {offset}, max {max_bytes}, bound {bound}");
+                let plain = log.read_recording(offset, max_bytes, bound, min_one, false).unwrap();
+                assert_eq!(plain.bytes, full.bytes);
+                assert_eq!(plain.lookup.as_ref().map(|l| l.found_position), full.lookup.as_ref().map(|l| l.found_position));
+                assert!(plain.lookup.is_none_or(|l| l.scanned_batches.is_empty()));
+            }
+        }
+        assert!(log.readable_bytes(leo + 1, 100, leo, true).is_err());
     }
 
     #[test]

@@ -571,10 +571,12 @@ impl LogSegment {
     /// lookup in the offset index, then a forward scan of batch headers
     /// (LogSegment.translateOffset and FileRecords.searchForOffsetWithSize).
     pub fn translate_offset(&self, target_offset: i64) -> LookupPath {
-        self.locate(target_offset).0
+        self.locate(target_offset, true).0
     }
 
-    fn locate(&self, target_offset: i64) -> (LookupPath, Option<StoredBatch>) {
+    /// `record_path` false leaves `scanned_batches` empty: callers that only
+    /// need the batch found skip building the list of headers read.
+    fn locate(&self, target_offset: i64, record_path: bool) -> (LookupPath, Option<StoredBatch>) {
         let hit = self.offset_index.lookup(target_offset);
         let mut path = LookupPath {
             segment_base_offset: self.base_offset,
@@ -586,8 +588,10 @@ impl LogSegment {
             found_position: None,
         };
         for (position, header, size) in self.batches_from(hit.position) {
-            path.scanned_batches
-                .push((position, header.base_offset, header.last_offset()));
+            if record_path {
+                path.scanned_batches
+                    .push((position, header.base_offset, header.last_offset()));
+            }
             if header.last_offset() >= target_offset {
                 path.found_position = Some(position);
                 return (path, Some((position, header, size)));
@@ -611,7 +615,21 @@ impl LogSegment {
         max_offset_exclusive: i64,
         min_one_message: bool,
     ) -> Option<SegmentRead<'_>> {
-        let (lookup, found) = self.locate(start_offset);
+        self.read_recording(start_offset, max_bytes, max_offset_exclusive, min_one_message, true)
+    }
+
+    /// [`LogSegment::read`], recording the headers the lookup scanned only
+    /// when `record_path` is set (the trace shows them; nothing else needs
+    /// them).
+    pub fn read_recording(
+        &self,
+        start_offset: i64,
+        max_bytes: u32,
+        max_offset_exclusive: i64,
+        min_one_message: bool,
+        record_path: bool,
+    ) -> Option<SegmentRead<'_>> {
+        let (lookup, found) = self.locate(start_offset, record_path);
         let (start_position, _, first_size) = found?;
         let limit = if min_one_message {
             max_bytes.max(first_size)
@@ -651,7 +669,7 @@ impl LogSegment {
     /// `offset` goes whole) and the index entries for them
     /// (LogSegment.truncateTo). Returns the bytes removed.
     pub fn truncate_to(&mut self, offset: i64, now_ms: i64) -> u32 {
-        let (_, found) = self.locate(offset);
+        let (_, found) = self.locate(offset, false);
         self.offset_index.truncate_to(offset);
         self.time_index.truncate_to(offset);
         let removed = match found {
