@@ -11,13 +11,18 @@ use kafkascope::sim::broker::fetcher::REPLICA_SOCKET_TIMEOUT_MS;
 use kafkascope::sim::config::{BrokerConfig, ProducerConfig, TopicSpec};
 use kafkascope::sim::controller::{PartitionRecord, BROKER_SESSION_TIMEOUT_MS};
 use kafkascope::sim::ids::TopicPartition;
+use kafkascope::sim::invariants::{Guarantee, Invariant, InvariantChecker, NoGuarantee};
 use kafkascope::sim::simulation::{ClientSpec, Command, Simulation};
 use kafkascope::sim::trace::TraceKind;
 
 fn cluster(seed: u64, unclean: bool) -> Simulation {
+    cluster_with(seed, unclean, 1)
+}
+
+fn cluster_with(seed: u64, unclean: bool, acks: i16) -> Simulation {
     let producer = ClientSpec::Producer(ProducerConfig {
-        acks: 1,
-        enable_idempotence: false,
+        acks,
+        enable_idempotence: acks == -1,
         linger_ms: 0,
         request_timeout_ms: 3_000,
         ..Default::default()
@@ -129,3 +134,43 @@ fn unclean_leader_election_is_a_topic_config_that_defaults_to_false() {
     assert!(spec.config.unclean_leader_election_enable);
 }
 
+
+/// Runs `ms` more, with the invariant checker after every step.
+fn run_checked(sim: &mut Simulation, checker: &mut InvariantChecker, ms: u64) {
+    let until = sim.now_ms() + ms;
+    while sim.next_event_ms().is_some_and(|t| t <= until) {
+        sim.step();
+        checker.check_step(sim);
+    }
+    sim.run_until(until);
+}
+
+#[test]
+fn the_checker_reports_an_acks_all_write_lost_to_an_unclean_election_as_not_guaranteed() {
+    let mut sim = cluster_with(2, true, -1);
+    let mut checker = InvariantChecker::new();
+    run_checked(&mut sim, &mut checker, 6_000);
+    let leader = committed(&sim).leader.expect("a leader");
+    let other = 1 - leader;
+    sim.command(produce_to(0, "orders", 0, None, "a")).unwrap();
+    run_checked(&mut sim, &mut checker, 1_000);
+    sim.command(Command::KillBroker { broker: other }).unwrap();
+    run_checked(&mut sim, &mut checker, BROKER_SESSION_TIMEOUT_MS + 2_000);
+    // min.insync.replicas is 1: the leader alone is enough for acks=all.
+    sim.command(produce_to(0, "orders", 0, None, "b")).unwrap();
+    run_checked(&mut sim, &mut checker, 1_000);
+    assert_eq!(acked(&sim, 0), vec![0, 1]);
+    sim.command(Command::KillBroker { broker: leader }).unwrap();
+    sim.command(Command::RestartBroker { broker: other }).unwrap();
+    run_checked(&mut sim, &mut checker, BROKER_SESSION_TIMEOUT_MS + 3_000);
+    assert_eq!(committed(&sim).leader, Some(other), "elected uncleanly");
+    assert!(checker.violations().is_empty(), "nothing is lost until the new leader commits over it: {:?}", checker.violations());
+    sim.command(produce_to(0, "orders", 0, None, "c")).unwrap();
+    run_checked(&mut sim, &mut checker, 8_000);
+    let v = checker.violations();
+    assert_eq!(v.len(), 1, "{v:?}");
+    assert_eq!(v[0].invariant, Invariant::AcknowledgedWriteKept);
+    assert_eq!(v[0].guarantee, Some(Guarantee::NotGuaranteed(NoGuarantee::UncleanElection)));
+    assert_eq!(v[0].partition, Some(tp()));
+    assert!(v[0].description.contains("offsets 1..=1"), "{}", v[0].description);
+}

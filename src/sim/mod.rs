@@ -7,6 +7,7 @@ pub mod client;
 pub mod config;
 pub mod controller;
 pub mod ids;
+pub mod invariants;
 pub mod log;
 pub mod node;
 pub mod placement;

@@ -317,6 +317,9 @@ pub struct Simulation {
     /// The network partitions in place: each cuts every link between its two
     /// sides, both ways.
     cuts: Vec<(BTreeSet<NodeId>, BTreeSet<NodeId>)>,
+    /// The node the last step was handed to: only its state changed, so
+    /// the invariant checker looks at it alone.
+    last_node: Option<NodeId>,
 }
 
 /// What a message is, for the trace: its quorum or control-plane RPC name,
@@ -465,6 +468,7 @@ impl Simulation {
             down: Default::default(),
             incarnations: BTreeMap::new(),
             cuts: Vec::new(),
+            last_node: None,
         };
         for b in broker_ids {
             sim.schedule(0, Event::Timer { node: NodeId::Broker(b), timer: Timer::Broker(BrokerTimer::Startup), incarnation: 0 });
@@ -515,6 +519,12 @@ impl Simulation {
     /// How many events have been processed.
     pub fn steps(&self) -> u64 {
         self.steps
+    }
+
+    /// The node the last step was handed to (a dead node's dropped event
+    /// included).
+    pub fn last_node(&self) -> Option<NodeId> {
+        self.last_node
     }
 
     pub fn has_pending(&self) -> bool {
@@ -788,6 +798,7 @@ impl Simulation {
             }
             Event::Command(command) => self.run_command(command, &mut out),
         };
+        self.last_node = Some(node_id);
         self.apply(node_id, out);
         true
     }
