@@ -98,6 +98,11 @@ pub struct TopicConfig {
     /// `message.timestamp.before.max.ms`: how far in the past (unbounded by default).
     #[serde(rename = "message.timestamp.before.max.ms")]
     pub message_timestamp_before_max_ms: i64,
+    /// `unclean.leader.election.enable`: when no ISR replica is alive, may
+    /// the controller elect a replica outside the ISR? Off by default,
+    /// because such a leader may lack committed records, which are then lost.
+    #[serde(rename = "unclean.leader.election.enable")]
+    pub unclean_leader_election_enable: bool,
 }
 
 impl Default for TopicConfig {
@@ -114,6 +119,7 @@ impl Default for TopicConfig {
             message_timestamp_type: TimestampType::CreateTime,
             message_timestamp_after_max_ms: 3_600_000,
             message_timestamp_before_max_ms: i64::MAX,
+            unclean_leader_election_enable: false,
         }
     }
 }

@@ -162,6 +162,14 @@ impl MetadataImage {
     }
 }
 
+/// The outcome of one partition leader election.
+struct Election {
+    leader: Option<u32>,
+    isr: Vec<u32>,
+    /// The leader comes from outside the ISR.
+    unclean: bool,
+}
+
 /// A dedicated controller process.
 #[derive(Clone, Debug)]
 pub struct Controller {
@@ -626,49 +634,83 @@ impl Controller {
                 // Kafka keeps the last ISR member; the partition goes offline.
                 isr = p.isr.clone();
             }
-            let leader = match p.leader {
-                Some(l) if alive(l) && isr.contains(&l) => Some(l),
-                // The first live ISR replica in assignment order; unclean
-                // election (unclean.leader.election.enable) is off.
-                _ => p.replicas.iter().copied().find(|r| isr.contains(r) && alive(*r)),
-            };
-            if leader == p.leader && isr == p.isr {
-                continue;
+            let election = self.elect_leader(p, isr, alive);
+            if self.append_election(ctx, p, election) {
+                changes += 1;
             }
-            let leader_epoch = if leader != p.leader { p.leader_epoch + 1 } else { p.leader_epoch };
-            changes += 1;
-            self.append(
-                ctx,
-                MetadataRecord::PartitionChange {
-                    partition: p.partition.clone(),
-                    isr,
-                    leader,
-                    leader_epoch,
-                    partition_epoch: p.partition_epoch + 1,
-                },
-            );
         }
         changes
     }
 
-    /// A broker just unfenced: offline partitions whose ISR holds it get it
-    /// as their leader.
+    /// A broker just unfenced: offline partitions get a leader again. An
+    /// ISR member that returns leads cleanly; with
+    /// `unclean.leader.election.enable` a returning replica outside the ISR
+    /// may lead too.
     fn elect_offline_leaders(&mut self, ctx: &mut Ctx, broker: u32) {
         let image = self.image(false);
+        let alive = |b: u32| image.is_unfenced(b) || b == broker;
         for p in image.partitions.values() {
-            if p.leader.is_none() && p.isr.contains(&broker) {
-                self.append(
-                    ctx,
-                    MetadataRecord::PartitionChange {
-                        partition: p.partition.clone(),
-                        isr: p.isr.clone(),
-                        leader: Some(broker),
-                        leader_epoch: p.leader_epoch + 1,
-                        partition_epoch: p.partition_epoch + 1,
-                    },
-                );
+            if p.leader.is_none() && p.replicas.contains(&broker) {
+                let election = self.elect_leader(p, p.isr.clone(), alive);
+                let _ = self.append_election(ctx, p, election);
             }
         }
+    }
+
+    /// PartitionChangeBuilder's electAnyLeader: keep the current leader if
+    /// it is alive and in the ISR; else the first live ISR replica in
+    /// assignment order; else, only when the topic enables unclean leader
+    /// election, the first live replica in assignment order, whose ISR is
+    /// then itself alone; else no leader (-1) and the partition is offline.
+    fn elect_leader(&self, p: &PartitionRecord, isr: Vec<u32>, alive: impl Fn(u32) -> bool) -> Election {
+        let clean = match p.leader {
+            Some(l) if alive(l) && isr.contains(&l) => Some(l),
+            _ => p.replicas.iter().copied().find(|r| isr.contains(r) && alive(*r)),
+        };
+        if clean.is_some() {
+            return Election { leader: clean, isr, unclean: false };
+        }
+        if self.unclean_enabled(&p.partition.topic) {
+            if let Some(leader) = p.replicas.iter().copied().find(|r| alive(*r)) {
+                return Election { leader: Some(leader), isr: vec![leader], unclean: true };
+            }
+        }
+        Election { leader: None, isr, unclean: false }
+    }
+
+    fn unclean_enabled(&self, topic: &str) -> bool {
+        self.setup.topics.iter().any(|t| t.name == topic && t.config.unclean_leader_election_enable)
+    }
+
+    /// Writes the PartitionChangeRecord for an election, if anything
+    /// changed (and says whether it did): every change bumps the partition
+    /// epoch, a new leader (or none) bumps the leader epoch.
+    fn append_election(&mut self, ctx: &mut Ctx, p: &PartitionRecord, election: Election) -> bool {
+        let Election { leader, isr, unclean } = election;
+        if leader == p.leader && isr == p.isr {
+            return false;
+        }
+        let leader_epoch = if leader != p.leader { p.leader_epoch + 1 } else { p.leader_epoch };
+        if let (true, Some(l)) = (unclean, leader) {
+            let previous_isr = p.isr.clone();
+            ctx.trace(|| TraceKind::UncleanLeaderElected {
+                partition: p.partition.clone(),
+                leader: l,
+                leader_epoch,
+                previous_isr,
+            });
+        }
+        self.append(
+            ctx,
+            MetadataRecord::PartitionChange {
+                partition: p.partition.clone(),
+                isr,
+                leader,
+                leader_epoch,
+                partition_epoch: p.partition_epoch + 1,
+            },
+        );
+        true
     }
 
     /// AlterPartition from a partition leader: accept the new ISR if the

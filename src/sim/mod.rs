@@ -8,6 +8,7 @@ pub mod config;
 pub mod controller;
 pub mod event_queue;
 pub mod ids;
+pub mod invariants;
 pub mod log;
 pub mod node;
 pub mod placement;

@@ -310,6 +310,9 @@ pub struct Simulation {
     cuts: Vec<(BTreeSet<NodeId>, BTreeSet<NodeId>)>,
     /// The output list handlers write to, empty between steps.
     out: Vec<Output>,
+    /// The node the last step was handed to: only its state changed, so
+    /// the invariant checker looks at it alone.
+    last_node: Option<NodeId>,
 }
 
 /// What a message is, for the trace: its quorum or control-plane RPC name,
@@ -459,6 +462,7 @@ impl Simulation {
             incarnations: BTreeMap::new(),
             cuts: Vec::new(),
             out: Vec::new(),
+            last_node: None,
         };
         for b in broker_ids {
             sim.schedule(0, Event::Timer { node: NodeId::Broker(b), timer: Timer::Broker(BrokerTimer::Startup), incarnation: 0 });
@@ -509,6 +513,12 @@ impl Simulation {
     /// How many events have been processed.
     pub fn steps(&self) -> u64 {
         self.steps
+    }
+
+    /// The node the last step was handed to (a dead node's dropped event
+    /// included).
+    pub fn last_node(&self) -> Option<NodeId> {
+        self.last_node
     }
 
     pub fn has_pending(&self) -> bool {
@@ -784,6 +794,7 @@ impl Simulation {
             }
             Event::Command(command) => self.run_command(command, &mut out),
         };
+        self.last_node = Some(node_id);
         self.apply(node_id, &mut out);
         self.out = out;
         true

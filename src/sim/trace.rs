@@ -206,6 +206,10 @@ pub enum TraceKind {
     /// The controller answered shouldShutDown and the broker stopped; its
     /// logs survive.
     BrokerShutDown { broker: u32 },
+    /// No ISR replica was alive, and the topic allows
+    /// `unclean.leader.election.enable`: the controller elected a replica
+    /// from outside the ISR, which may lack committed records.
+    UncleanLeaderElected { partition: TopicPartition, leader: u32, leader_epoch: i32, previous_isr: Vec<u32> },
 }
 
 /// Nodes as a comma-separated list.
@@ -236,7 +240,8 @@ impl TraceKind {
             | TraceKind::NetworkHealed { .. }
             | TraceKind::ControlledShutdownRequested { .. }
             | TraceKind::BrokerInControlledShutdown { .. }
-            | TraceKind::BrokerShutDown { .. } => true,
+            | TraceKind::BrokerShutDown { .. }
+            | TraceKind::UncleanLeaderElected { .. } => true,
             TraceKind::Raft { event, .. } => matches!(
                 event,
                 R::BecameProspective { .. }
@@ -442,6 +447,10 @@ impl fmt::Display for TraceEvent {
                 "controller {controller} puts broker {broker} in controlled shutdown: {partitions} partition change(s)"
             ),
             TraceKind::BrokerShutDown { broker } => write!(f, "broker {broker} shut down cleanly"),
+            TraceKind::UncleanLeaderElected { partition, leader, leader_epoch, previous_isr } => write!(
+                f,
+                "{partition} unclean leader election: {leader} leads epoch {leader_epoch} from outside the ISR {previous_isr:?}"
+            ),
         }
     }
 }

@@ -162,6 +162,15 @@ pub struct QuorumView {
     pub majority: u32,
 }
 
+impl QuorumView {
+    /// No active controller (fewer than a majority of voters up): nothing
+    /// can change the metadata, so no broker is fenced and no partition
+    /// leader elected, until a voter returns.
+    pub fn metadata_frozen(&self) -> bool {
+        self.active.is_none()
+    }
+}
+
 /// A partition across the cluster: its replicas on every broker.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PartitionView {

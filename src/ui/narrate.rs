@@ -274,6 +274,9 @@ pub fn narrate(event: &TraceEvent) -> String {
         TraceKind::BrokerShutDown { broker } => format!(
             "The controller answered shouldShutDown, so broker {broker} stops cleanly: it leads nothing, and no client waited for a timeout."
         ),
+        TraceKind::UncleanLeaderElected { partition, leader, leader_epoch, previous_isr } => format!(
+            "No replica of the ISR {previous_isr:?} of {partition} is alive, and unclean.leader.election.enable is on: the controller makes broker {leader} leader for epoch {leader_epoch} from outside the ISR. Committed records it lacks are lost."
+        ),
     }
 }
 

@@ -327,6 +327,9 @@ pub fn narrate(event: &TraceEvent) -> String {
         TraceKind::BrokerShutDown { broker } => format!(
             "컨트롤러가 shouldShutDown으로 답해 브로커 {broker}가 깔끔하게 멈춥니다. 이끄는 파티션이 없고, 타임아웃을 기다린 클라이언트도 없습니다."
         ),
+        TraceKind::UncleanLeaderElected { partition, leader, leader_epoch, previous_isr } => format!(
+            "{partition}의 ISR {previous_isr:?} 중 살아 있는 레플리카가 없고 unclean.leader.election.enable이 켜져 있어, 컨트롤러가 ISR 밖의 브로커 {leader}를 에포크 {leader_epoch}의 리더로 뽑습니다. 이 브로커에 없는 커밋된 레코드는 사라집니다."
+        ),
     }
 }
 
@@ -634,9 +637,10 @@ mod tests {
             TraceKind::ControlledShutdownRequested { .. } => 40,
             TraceKind::BrokerInControlledShutdown { .. } => 41,
             TraceKind::BrokerShutDown { .. } => 42,
+            TraceKind::UncleanLeaderElected { .. } => 43,
         }
     }
-    const KIND_COUNT: usize = 43;
+    const KIND_COUNT: usize = 44;
 
     fn wait_index(w: &WaitReason) -> usize {
         match w {
@@ -698,6 +702,10 @@ mod tests {
             (ev(TraceKind::ControlledShutdownRequested { broker: 4 }), vec![4]),
             (ev(TraceKind::BrokerInControlledShutdown { broker: 4, controller: 1, partitions: 12 }), vec![4, 1, 12]),
             (ev(TraceKind::BrokerShutDown { broker: 9 }), vec![9]),
+            (
+                ev(TraceKind::UncleanLeaderElected { partition: tp(1), leader: 4, leader_epoch: 9, previous_isr: vec![2] }),
+                vec![1, 4, 9, 2],
+            ),
             (
                 ev(TraceKind::RaftSent { rpc: "Vote".into(), to: NodeId::Controller(1), arrives_at_ms: 1234 }),
                 vec![1, 1234],

@@ -127,6 +127,7 @@ impl Setup {
                 .map(|t| {
                     let mut spec = TopicSpec::new(t.name.clone(), t.partitions, t.replication_factor);
                     spec.config.min_insync_replicas = Some(self.min_insync_replicas);
+                    spec.config.unclean_leader_election_enable = self.unclean_leader_election_enable;
                     spec
                 })
                 .collect(),

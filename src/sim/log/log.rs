@@ -960,6 +960,16 @@ impl Log {
     }
 
     /// The raw bytes of the batch at `position` in a segment.
+    /// The header of the batch that holds `offset`, if the log has it.
+    pub fn batch_header_for(&self, offset: i64) -> Option<crate::sim::record::batch::BatchHeader> {
+        if offset < self.log_start_offset() || offset >= self.log_end_offset() {
+            return None;
+        }
+        let segments = self.segments();
+        let i = segments.partition_point(|s| s.base_offset() <= offset).checked_sub(1)?;
+        segments[i].batch_header_for(offset)
+    }
+
     pub fn batch_bytes(&self, segment_base_offset: i64, position: u32) -> Result<&[u8], LogError> {
         self.segment(segment_base_offset)?
             .batch_at(position)

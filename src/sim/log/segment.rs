@@ -600,6 +600,13 @@ impl LogSegment {
         (path, None)
     }
 
+    /// The header of the first batch whose last offset ≥ `target_offset`,
+    /// found as `translate_offset` finds it but without recording the path.
+    pub fn batch_header_for(&self, target_offset: i64) -> Option<BatchHeader> {
+        let hit = self.offset_index.lookup(target_offset);
+        self.batches_from(hit.position).map(|(_, h, _)| h).find(|h| h.last_offset() >= target_offset)
+    }
+
     /// Reads whole batches starting with the one that holds `start_offset`
     /// (LogSegment.read). At most `max_bytes` are returned, except that with
     /// `min_one_message` the first batch is returned even if larger, as the
