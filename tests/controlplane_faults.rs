@@ -483,3 +483,39 @@ fn a_consumer_fetch_from_a_killed_leader_fails_at_once_with_network_exception() 
         assert!(asked_again, "seed {seed}: no Metadata request after the failed fetch");
     }
 }
+
+/// Regression: a leader learns from the metadata log that the controller
+/// took its cut-off followers out of the ISR (same leader and leader epoch,
+/// a new partition epoch). With the ISR down to itself, its high watermark
+/// must move at once, as Partition.makeLeader does, and the acks=all
+/// produce waiting for the followers complete: before the fix it waited for
+/// the leader's own replica.lag.time.max.ms shrink, 30 s after the cut.
+#[test]
+fn a_leader_whose_followers_are_fenced_advances_its_high_watermark_on_the_isr_change() {
+    for seed in SEEDS {
+        let mut sim = cluster(seed, 1);
+        sim.command(produce_to(0, "orders", 0, None, "before")).unwrap();
+        run_for(&mut sim, 2_000);
+        assert_eq!(acked(&sim, 0), vec![0], "seed {seed}");
+        let leader = replica(&sim, 0, 0).0.expect("a leader");
+        let followers: Vec<u32> = (0..3).filter(|b| *b != leader).collect();
+        for f in &followers {
+            let rest = NodeSet {
+                brokers: (0..3).filter(|b| b != f).collect(),
+                controllers: vec![0, 1, 2],
+                clients: vec![0],
+            };
+            sim.command(cut(brokers(&[*f]), rest)).unwrap();
+        }
+        run_for(&mut sim, 1);
+        let cut_at = sim.now_ms();
+        sim.command(produce_to(0, "orders", 0, None, "alone")).unwrap();
+        let deadline = cut_at + BROKER_SESSION_TIMEOUT_MS + 6_000;
+        while sim.now_ms() < deadline && acked(&sim, 0).len() < 2 {
+            run_for(&mut sim, 100);
+        }
+        assert_eq!(acked(&sim, 0), vec![0, 1], "seed {seed}: acknowledged once the ISR shrank to the leader");
+        assert_eq!(replica(&sim, leader, 0).2, vec![leader], "seed {seed}");
+        assert!(sim.now_ms() < cut_at + 30_000, "seed {seed}: well before the leader's own lag check");
+    }
+}

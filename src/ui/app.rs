@@ -193,6 +193,8 @@ pub enum Action {
     Fault(Command),
     /// Step until the control plane does something a learner would watch.
     NextControllerEvent,
+    /// Show the state right after this simulation step (an alarm's cause).
+    JumpToStep(u64),
 }
 
 impl Reducible for AppState {
@@ -346,6 +348,14 @@ impl Reducible for AppState {
                     Err(next.lang.texts().no_controller_event.to_string())
                 }
             }
+            Action::JumpToStep(step) => {
+                next.playing = false;
+                let index = next.session.borrow().position_of_step(step);
+                if let Some(index) = index {
+                    next.session.borrow_mut().go_to(index);
+                }
+                Ok(())
+            }
             Action::Fault(command) => {
                 next.playing = false;
                 next.session.borrow_mut().command_now(command).map_err(|e| e.to_string())
@@ -397,6 +407,7 @@ pub fn app() -> Html {
     let session = state.session.borrow();
     // One view per render, shared by every component that draws it.
     let view = Rc::new(session.view());
+    let violations = session.violations().to_vec();
     let lang = state.lang;
     let t = lang.texts();
     let narration: Vec<String> = session.last_step_trace().iter().map(|e| narrate_in(lang, e)).collect();
@@ -557,6 +568,8 @@ pub fn app() -> Html {
                 }
                 <Partitions partitions={view.partitions.clone()}
                     stopped={view.brokers.iter().filter(|b| b.status == BrokerStatus::Stopped).map(|b| b.id).collect::<Vec<_>>()} />
+                <super::alarms::Alarms violations={violations}
+                    on_jump={{ let state = state.clone(); Callback::from(move |step| state.dispatch(Action::JumpToStep(step))) }} />
                 <super::quorum::Quorum view={view.clone()} on_fault={on_fault.clone()} />
                 <Cluster view={view.clone()} visited={Rc::new(visited)} on_fault={on_fault.clone()} />
                 <div class="clients">

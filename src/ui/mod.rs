@@ -1,5 +1,6 @@
 //! The Yew front end. It reads the simulation's view model and trace only.
 
+pub mod alarms;
 pub mod app;
 pub mod i18n;
 pub mod inspector;

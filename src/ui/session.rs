@@ -4,6 +4,7 @@
 //! This is plain Rust, so native tests cover it.
 
 use crate::sim::simulation::{ClusterConfig, Command, CommandError, ConfigError, Simulation, Snapshot};
+use crate::sim::invariants::{InvariantChecker, Violation};
 use crate::sim::trace::TraceEvent;
 use crate::sim::view::ClusterView;
 
@@ -36,8 +37,12 @@ pub struct Session {
     /// future a Step re-plays until a new command replaces it.
     cursor: usize,
     /// Snapshots at some positions: (index into `positions`, snapshot,
-    /// commands issued by then).
-    snapshots: Vec<(usize, Snapshot, usize)>,
+    /// commands issued by then, the invariant checker then).
+    snapshots: Vec<(usize, Snapshot, usize, InvariantChecker)>,
+    /// Watches every simulation step for broken invariants: the alarms.
+    /// It moves with the timeline (restored with each snapshot and fed the
+    /// replayed steps), so its violations are always those up to here.
+    checker: InvariantChecker,
 }
 
 impl Session {
@@ -49,7 +54,8 @@ impl Session {
             commands: Vec::new(),
             positions: vec![Position { steps: 0, commands: 0 }],
             cursor: 0,
-            snapshots: vec![(0, start, 0)],
+            snapshots: vec![(0, start, 0, InvariantChecker::new())],
+            checker: InvariantChecker::new(),
         })
     }
 
@@ -203,7 +209,7 @@ impl Session {
             self.positions.truncate(self.cursor + 1);
             self.commands.truncate(self.positions[self.cursor].commands);
             let cursor = self.cursor;
-            self.snapshots.retain(|(i, _, _)| *i <= cursor);
+            self.snapshots.retain(|(i, _, _, _)| *i <= cursor);
         }
     }
 
@@ -212,7 +218,7 @@ impl Session {
         self.cursor = self.positions.len() - 1;
         if self.cursor % SNAPSHOT_EVERY == 0 {
             let snap = self.sim.snapshot();
-            self.snapshots.push((self.cursor, snap, self.commands.len()));
+            self.snapshots.push((self.cursor, snap, self.commands.len(), self.checker.clone()));
         }
     }
 
@@ -229,13 +235,33 @@ impl Session {
             return false;
         }
         let before = self.sim.trace().len();
-        while self.sim.step() {
+        while self.sim_step() {
             if self.sim.trace().len() > before {
                 break;
             }
         }
         self.record_position();
         true
+    }
+
+    /// One simulation step, checked.
+    fn sim_step(&mut self) -> bool {
+        let moved = self.sim.step();
+        if moved {
+            self.checker.check_step(&self.sim);
+        }
+        moved
+    }
+
+    /// The invariants broken so far on this timeline, oldest first.
+    pub fn violations(&self) -> &[Violation] {
+        self.checker.violations()
+    }
+
+    /// The timeline position that shows the state right after `step`: the
+    /// first position at or past it.
+    pub fn position_of_step(&self, step: u64) -> Option<usize> {
+        self.positions.iter().position(|p| p.steps >= step)
     }
 
     /// Runs up to `n` steps; returns how many ran.
@@ -264,11 +290,12 @@ impl Session {
             return;
         }
         let target = self.positions[index];
-        let snapshot = self.snapshots.iter().rev().find(|(i, _, _)| *i <= index);
+        let snapshot = self.snapshots.iter().rev().find(|(i, _, _, _)| *i <= index);
         let mut applied = self.positions[self.cursor].commands;
         match snapshot {
-            Some((i, snap, commands)) if index < self.cursor || *i > self.cursor => {
+            Some((i, snap, commands, checker)) if index < self.cursor || *i > self.cursor => {
                 self.sim.restore(snap);
+                self.checker = checker.clone();
                 applied = *commands;
             }
             _ => {}
@@ -280,7 +307,7 @@ impl Session {
                 let _ = self.sim.command(self.commands[applied].1.clone());
                 applied += 1;
             } else if self.sim.steps() < target.steps {
-                self.sim.step();
+                self.sim_step();
             } else {
                 break;
             }
@@ -582,6 +609,75 @@ mod tests {
         assert!(!s.seek(60_000, |e| e.kind.is_controller_event()));
         assert_eq!((s.sim().steps(), s.timeline_index()), (steps, index));
         assert_eq!(s.view(), view);
+    }
+
+    /// Isolate the two followers of `topic-partition` (they are fenced and
+    /// leave the ISR), let the leader acknowledge writes alone, kill it, heal
+    /// the network: with unclean election on, a follower that never had the
+    /// writes is elected, and the next write over them loses them.
+    fn an_unclean_loss() -> Session {
+        use crate::sim::simulation::NodeSet;
+        use crate::sim::trace::TraceKind;
+        let setup = crate::ui::setup::Setup { unclean_leader_election_enable: true, ..crate::ui::setup::Setup::default() };
+        let mut s = setup.start().unwrap();
+        let produce = |s: &mut Session, value: &str| {
+            s.command(Command::Produce {
+                client: 0,
+                topic: "orders".into(),
+                key: None,
+                value: Some(value.into()),
+                headers: vec![],
+                partition: Some(0),
+                timestamp_ms: None,
+            })
+            .unwrap();
+        };
+        let leader = s.view().partition("orders", 0).unwrap().leader.unwrap();
+        for b in (0..3).filter(|b| *b != leader) {
+            let rest = NodeSet { brokers: (0..3).filter(|x| *x != b).collect(), controllers: vec![0, 1, 2], clients: vec![0, 1, 2, 3] };
+            s.command_now(Command::Partition { a: NodeSet { brokers: vec![b], ..NodeSet::default() }, b: rest }).unwrap();
+        }
+        produce(&mut s, "alone");
+        let acked = |s: &Session| s.view().producers[0].records.iter().any(|r| r.value.as_deref() == Some("alone") && r.partition.is_some() && matches!(r.state, crate::sim::client::producer::RecordState::Acknowledged { .. }));
+        for _ in 0..200_000 {
+            if acked(&s) {
+                break;
+            }
+            s.step();
+        }
+        assert!(acked(&s), "the leader acknowledged alone once its followers were fenced");
+        s.command_now(Command::KillBroker { broker: leader }).unwrap();
+        s.command_now(Command::Heal).unwrap();
+        assert!(s.seek(60_000, |e| matches!(e.kind, TraceKind::UncleanLeaderElected { .. })), "an unclean election");
+        produce(&mut s, "over it");
+        for _ in 0..50_000 {
+            if !s.violations().is_empty() {
+                break;
+            }
+            s.step();
+        }
+        s
+    }
+
+    #[test]
+    fn alarms_follow_the_timeline() {
+        use crate::sim::invariants::{Guarantee, Invariant, NoGuarantee};
+        let mut s = an_unclean_loss();
+        let v = s.violations().to_vec();
+        assert!(!v.is_empty(), "the lost write was caught");
+        assert_eq!(v[0].invariant, Invariant::AcknowledgedWriteKept);
+        assert_eq!(v[0].guarantee, Some(Guarantee::NotGuaranteed(NoGuarantee::UncleanElection)));
+        let end = s.timeline_index();
+        // Before the step that broke it, no alarm; at it, the alarm.
+        let at = s.position_of_step(v[0].step).unwrap();
+        s.go_to(at - 1);
+        assert!(s.violations().is_empty(), "no alarm before its step");
+        s.go_to(at);
+        assert_eq!(s.violations(), &v[..1]);
+        s.go_to(0);
+        assert!(s.violations().is_empty());
+        s.go_to(end);
+        assert_eq!(s.violations(), &v[..]);
     }
 
     #[test]

@@ -448,6 +448,12 @@ impl Broker {
         let same_leadership = p.leader == r.leader && p.leader_epoch == r.leader_epoch;
         if same_leadership {
             p.isr = r.isr.clone();
+            // As Partition.makeLeader does: the ISR may be down to the
+            // leader alone now, so the high watermark may move, and the
+            // produces waiting on the removed replicas complete.
+            if r.leader == Some(me) {
+                self.maybe_advance_high_watermark(ctx, &tp);
+            }
             return;
         }
         for f in self.fetchers.values_mut() {
