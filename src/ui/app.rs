@@ -148,13 +148,66 @@ pub const NEXT_CONTROLLER_EVENT_WINDOW_MS: u64 = 60_000;
 /// How many steps Next hop tries before it gives up on the request moving.
 pub const NEXT_HOP_LIMIT: u32 = 20_000;
 
-/// The browser timer's period and the steps taken per tick for a speed: slow
-/// speeds tick once per step, fast ones take several steps each frame.
-pub fn tick_plan(steps_per_second: u32) -> (u32, u32) {
-    if steps_per_second <= 50 {
-        (1000 / steps_per_second.max(1), 1)
-    } else {
-        (20, steps_per_second / 50)
+/// Paces play by animation frames: each frame takes the steps the speed
+/// owes for the time since the last one, carrying fractions over, so the
+/// page renders at most once per frame and always at its start.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Pacer {
+    carry: f64,
+}
+
+/// A frame later than this (a busy or hidden page) is not caught up: the
+/// simulation slows rather than jumping ahead in one burst.
+const MAX_FRAME_GAP_MS: f64 = 100.0;
+
+impl Pacer {
+    pub fn steps_for(&mut self, steps_per_second: u32, elapsed_ms: f64) -> u32 {
+        let due = self.carry + f64::from(steps_per_second) * elapsed_ms.clamp(0.0, MAX_FRAME_GAP_MS) / 1000.0;
+        let steps = due.floor();
+        self.carry = due - steps;
+        steps as u32
+    }
+}
+
+/// A requestAnimationFrame loop that hands each frame's owed steps to
+/// `on_steps`; dropping it cancels the next frame and frees the callback.
+struct FrameLoop {
+    handle: Rc<std::cell::Cell<i32>>,
+    callback: Rc<RefCell<Option<wasm_bindgen::closure::Closure<dyn FnMut(f64)>>>>,
+}
+
+impl FrameLoop {
+    fn start(steps_per_second: u32, on_steps: impl Fn(u32) + 'static) -> Option<Self> {
+        use wasm_bindgen::JsCast;
+        let window = web_sys::window()?;
+        let handle = Rc::new(std::cell::Cell::new(0));
+        let callback: Rc<RefCell<Option<wasm_bindgen::closure::Closure<dyn FnMut(f64)>>>> = Rc::new(RefCell::new(None));
+        let (next, me) = (handle.clone(), callback.clone());
+        let (mut pacer, mut last) = (Pacer::default(), None::<f64>);
+        let frame_window = window.clone();
+        *callback.borrow_mut() = Some(wasm_bindgen::closure::Closure::new(move |now: f64| {
+            let steps = last.map_or(0, |l| pacer.steps_for(steps_per_second, now - l));
+            last = Some(now);
+            if steps > 0 {
+                on_steps(steps);
+            }
+            if let Some(f) = me.borrow().as_ref() {
+                next.set(frame_window.request_animation_frame(f.as_ref().unchecked_ref()).unwrap_or(0));
+            }
+        }));
+        let first = callback.borrow().as_ref().map(|f| window.request_animation_frame(f.as_ref().unchecked_ref()));
+        handle.set(first.and_then(Result::ok).unwrap_or(0));
+        Some(FrameLoop { handle, callback })
+    }
+}
+
+impl Drop for FrameLoop {
+    fn drop(&mut self) {
+        if let Some(w) = web_sys::window() {
+            let _ = w.cancel_animation_frame(self.handle.get());
+        }
+        // Breaks the closure's reference to itself.
+        self.callback.borrow_mut().take();
     }
 }
 
@@ -165,8 +218,8 @@ pub enum Action {
     Pause,
     TogglePlay,
     SetSpeed(usize),
-    /// One tick of the play timer.
-    Tick,
+    /// One animation frame of play: take this many steps.
+    Tick(u32),
     GoTo(usize),
     ToggleLanguage,
     ToggleTheme,
@@ -230,10 +283,9 @@ impl Reducible for AppState {
                 next.speed = s.min(SPEEDS.len() - 1);
                 Ok(())
             }
-            Action::Tick => {
+            Action::Tick(steps) => {
                 if next.playing {
-                    let (_, per_tick) = tick_plan(SPEEDS[next.speed]);
-                    if next.session.borrow_mut().step_many(per_tick) == 0 {
+                    if next.session.borrow_mut().step_many(steps) == 0 {
                         next.playing = false;
                     }
                 }
@@ -429,16 +481,13 @@ pub fn app() -> Html {
     let visited = follow_data.as_ref().map(|d| d.1.clone()).unwrap_or_default();
     let release = follow_data.as_ref().and_then(|d| d.2.clone());
 
-    // Play: a browser interval dispatches ticks; it is dropped (stopped)
-    // when playing stops or the speed changes.
+    // Play: an animation-frame loop dispatches the steps each frame owes;
+    // it is dropped (stopped) when playing stops or the speed changes.
     {
         let state = state.clone();
         use_effect_with((state.playing, state.speed), move |(playing, speed)| {
-            let interval = playing.then(|| {
-                let (period_ms, _) = tick_plan(SPEEDS[*speed]);
-                gloo_timers::callback::Interval::new(period_ms, move || state.dispatch(Action::Tick))
-            });
-            move || drop(interval)
+            let frames = playing.then(|| FrameLoop::start(SPEEDS[*speed], move |steps| state.dispatch(Action::Tick(steps))));
+            move || drop(frames)
         });
     }
     // Keyboard: Space plays or pauses, → steps, ← steps back; playing stops
@@ -1490,5 +1539,25 @@ fn consumed(props: &ConsumedProps) -> Html {
                 </div>
             }) }
         </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Pacer;
+
+    #[test]
+    fn the_pacer_takes_the_steps_a_speed_owes_per_frame() {
+        let mut p = Pacer::default();
+        // 1000 steps/s at 60 frames/s: 16 or 17 a frame, 1000 a second.
+        let total: u32 = (0..60).map(|_| p.steps_for(1000, 1000.0 / 60.0)).sum();
+        assert!((999..=1000).contains(&total), "{total}");
+        // 1 step/s: one step once a second has passed, none before.
+        let mut slow = Pacer::default();
+        let steps: Vec<u32> = (0..61).map(|_| slow.steps_for(1, 1000.0 / 60.0)).collect();
+        assert_eq!(steps.iter().sum::<u32>(), 1);
+        assert_eq!(steps.iter().position(|s| *s == 1), Some(59));
+        // A long gap (a hidden page) is not caught up in one burst.
+        assert_eq!(Pacer::default().steps_for(1000, 5_000.0), 100);
     }
 }

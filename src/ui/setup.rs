@@ -45,9 +45,8 @@ pub struct Setup {
     /// --config min.insync.replicas=N` would).
     #[serde(rename = "min.insync.replicas")]
     pub min_insync_replicas: u32,
-    /// Kept with the setup and in share links. It only matters when a leader
-    /// is elected, which the control plane will do; the data plane's leaders
-    /// are fixed at start, so the simulation does not read it yet.
+    /// Set on every topic: whether the active controller may elect a leader
+    /// from outside the ISR when no ISR replica is alive.
     #[serde(rename = "unclean.leader.election.enable")]
     pub unclean_leader_election_enable: bool,
     pub seed: u64,

@@ -12,6 +12,7 @@ const server = await serveDist();
 const context = await launch();
 try {
   const { page, problems } = await openApp(context, server.url);
+  if (process.env.REDUCED) await page.emulateMedia({ reducedMotion: 'reduce' });
   await openSetup(page);
   const setup = page.getByRole('region', { name: 'Setup' });
   await setup.getByLabel('Brokers', { exact: true }).fill('9');

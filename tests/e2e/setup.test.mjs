@@ -121,7 +121,7 @@ test('the quorum size is chosen from 1, 3 or 5, and unclean election says when i
   assert.deepEqual(await controllers.locator('option').allTextContents(), ['1', '3', '5']);
   assert.equal(await controllers.inputValue(), '3');
   assert.match(await setup.textContent(), /The active controller is the Raft leader/);
-  assert.match(await setup.textContent(), /Takes effect once the control plane elects leaders/);
+  assert.match(await setup.textContent(), /may then elect a replica from outside the ISR, which can lose acknowledged writes/);
   assert.deepEqual(problems, []);
   await page.close();
 });
