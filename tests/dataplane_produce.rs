@@ -681,3 +681,46 @@ fn not_enough_replicas_is_checked_before_the_batch_itself() {
     let errors: Vec<ErrorCode> = harness::produce_answers(&h.take_sent_to(NodeId::Client(0))).into_iter().map(|a| a.1.error).collect();
     assert_eq!(errors, vec![ErrorCode::NotEnoughReplicas, ErrorCode::MessageTooLarge]);
 }
+
+#[test]
+fn each_records_outcome_shows_the_topic_key_and_value_it_was_sent_with() {
+    // The producer moves a record's topic, key and value into its outcome
+    // once they are encoded; whichever path the record takes (waiting for
+    // metadata, or straight into a batch), the UI's list must show what
+    // was sent, and a waiting record must show it while it waits.
+    let mut sim = one_broker(TopicSpec::new("t", 3, 1), vec![producer(1)]);
+    let sent: Vec<(u32, Option<&str>, Option<&str>)> =
+        vec![(0, Some("k0"), Some("first")), (1, None, Some("second")), (2, Some("k2"), None)];
+    let command = |partition: Option<u32>, key: Option<&str>, value: Option<&str>| Command::Produce {
+        client: 0,
+        topic: "t".into(),
+        key: key.map(str::to_string),
+        value: value.map(str::to_string),
+        headers: vec![],
+        partition,
+        timestamp_ms: None,
+    };
+    let (_, key, value) = sent[0];
+    sim.command(command(None, key, value)).unwrap();
+    // The command is an event of its own; step until the producer took it.
+    while sim.producer(0).unwrap().records().is_empty() {
+        assert!(sim.step(), "the produce command never ran");
+    }
+    let waiting = &sim.producer(0).unwrap().records()[0];
+    assert_eq!(waiting.state, RecordState::AwaitingMetadata);
+    assert_eq!((waiting.topic.as_str(), waiting.key.as_deref(), waiting.value.as_deref()), ("t", key, value));
+    let until = sim.now_ms() + 50;
+    sim.run_until(until);
+    for &(p, key, value) in &sent[1..] {
+        sim.command(command(Some(p), key, value)).unwrap();
+    }
+    let until = sim.now_ms() + 50;
+    sim.run_until(until);
+    let records = sim.producer(0).unwrap().records();
+    assert_eq!(records.len(), sent.len());
+    for (r, &(_, key, value)) in records.iter().zip(&sent) {
+        assert_eq!((r.topic.as_str(), r.key.as_deref(), r.value.as_deref()), ("t", key, value), "record {}", r.index);
+    }
+    assert!(matches!(records[0].state, RecordState::Acknowledged { .. }), "{:?}", records[0].state);
+    assert!(records.iter().all(|r| matches!(r.state, RecordState::Acknowledged { .. })), "{records:?}");
+}

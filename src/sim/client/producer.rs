@@ -65,7 +65,10 @@ struct PendingRecord {
 pub struct ProducerBatch {
     pub id: u64,
     pub partition: TopicPartition,
-    records: Vec<PendingRecord>,
+    /// The index of each record's outcome in `Producer::records`; the
+    /// records themselves are already encoded in `builder`, so the batch
+    /// does not keep them.
+    records: Vec<u32>,
     /// Tracks the exact encoded size as records join.
     builder: BatchBuilder,
     pub created_ms: u64,
@@ -121,6 +124,9 @@ pub struct Producer {
     sticky: StickyPartitioner,
     round_robin: RoundRobinPartitioner,
     records: Vec<RecordOutcome>,
+    /// The sender's list of ready partitions, kept between drains so its
+    /// buffer is reused; empty outside `drain`.
+    drain_scratch: Vec<(u32, TopicPartition)>,
 }
 
 impl Producer {
@@ -144,6 +150,7 @@ impl Producer {
             sticky: StickyPartitioner::new(),
             round_robin: RoundRobinPartitioner::new(),
             records: Vec::new(),
+            drain_scratch: Vec::new(),
         }
     }
 
@@ -175,11 +182,15 @@ impl Producer {
     /// known yet, else goes through the partitioner into the accumulator.
     pub fn send(&mut self, ctx: &mut Ctx, record: ProducerRecord) -> u32 {
         let index = self.records.len() as u32;
+        // The outcome's topic, key and value are moved out of the record
+        // once the accumulator has encoded it (`fill_outcome`), so the common
+        // path copies none of them; a record that waits for metadata is
+        // still shown with them meanwhile.
         self.records.push(RecordOutcome {
             index,
-            topic: record.topic.clone(),
-            key: record.key.as_ref().map(|k| String::from_utf8_lossy(k).into_owned()),
-            value: record.value.as_ref().map(|v| String::from_utf8_lossy(v).into_owned()),
+            topic: String::new(),
+            key: None,
+            value: None,
             partition: None,
             reason: None,
             state: RecordState::AwaitingMetadata,
@@ -188,6 +199,10 @@ impl Producer {
         if self.metadata.knows(&pending.record.topic) {
             self.accumulate(ctx, pending);
         } else {
+            let outcome = &mut self.records[index as usize];
+            outcome.topic = pending.record.topic.clone();
+            outcome.key = pending.record.key.as_ref().map(|k| String::from_utf8_lossy(k).into_owned());
+            outcome.value = pending.record.value.as_ref().map(|v| String::from_utf8_lossy(v).into_owned());
             let topic = pending.record.topic.clone();
             self.awaiting_metadata.push(pending);
             self.metadata.request(ctx, self.id, &mut self.next_correlation_id, &topic);
@@ -211,6 +226,7 @@ impl Producer {
             Ok(c) => c,
             Err(error) => {
                 self.records[pending.index as usize].state = RecordState::Failed { error };
+                Self::fill_outcome(&mut self.records[pending.index as usize], pending.record);
                 return;
             }
         };
@@ -267,7 +283,8 @@ impl Producer {
         let before = if batch.records.is_empty() { 0 } else { batch.size_bytes() };
         let _ = batch.builder.append(r.timestamp_ms, r.key.as_deref(), r.value.as_deref(), &r.headers);
         let record_bytes = batch.size_bytes() - before;
-        batch.records.push(pending);
+        batch.records.push(pending.index);
+        Self::fill_outcome(&mut self.records[pending.index as usize], pending.record);
         self.sticky.record_appended(&topic, partition, record_bytes, batch_size);
         if batch.size_bytes() >= batch_size {
             batch.sealed = true;
@@ -275,6 +292,17 @@ impl Producer {
             ctx.trace(|| TraceKind::BatchReady { client: self.id, partition: tp, records, bytes, reason: "batch.size reached".into() });
             self.drain(ctx);
         }
+    }
+
+    /// Moves the record's topic, key and value into its outcome, as the UI
+    /// shows them: bytes that are not UTF-8 are shown lossily, as before.
+    fn fill_outcome(outcome: &mut RecordOutcome, record: ProducerRecord) {
+        fn text(bytes: Vec<u8>) -> String {
+            String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+        }
+        outcome.topic = record.topic;
+        outcome.key = record.key.map(text);
+        outcome.value = record.value.map(text);
     }
 
     fn choose_partition(
@@ -386,7 +414,12 @@ impl Producer {
             return;
         }
         let now = ctx.now_ms;
-        let mut by_node: BTreeMap<u32, Vec<TopicPartition>> = BTreeMap::new();
+        // The ready partitions with their leaders, in the accumulator's
+        // order; a stable sort by leader then gives each leader's partitions
+        // in that order, as a map per leader would, without allocating one
+        // on every drain (the sender drains after every response).
+        let mut by_node = std::mem::take(&mut self.drain_scratch);
+        by_node.clear();
         let mut need_metadata = None;
         for (tp, queue) in &self.accumulator {
             let Some(first) = queue.front() else { continue };
@@ -397,20 +430,27 @@ impl Producer {
                 continue;
             }
             match self.metadata.leader(tp) {
-                Some(leader) => by_node.entry(leader).or_default().push(tp.clone()),
+                Some(leader) => by_node.push((leader, tp.clone())),
                 None => need_metadata = Some(tp.topic.clone()),
             }
         }
         if let Some(topic) = need_metadata {
             self.metadata.request(ctx, self.id, &mut self.next_correlation_id, &topic);
         }
-        for (node, tps) in by_node {
+        by_node.sort_by_key(|(node, _)| *node);
+        let mut start = 0;
+        while start < by_node.len() {
+            let node = by_node[start].0;
+            let end = start + by_node[start..].iter().take_while(|(n, _)| *n == node).count();
+            let group = start..end;
+            start = end;
             let in_flight = self.in_flight.values().filter(|f| f.node == node).count() as u32;
             if in_flight >= self.config.max_in_flight_requests_per_connection {
                 continue;
             }
-            let mut batches = Vec::new();
-            for tp in tps {
+            let mut batches = Vec::with_capacity(group.len());
+            for (_, tp) in &by_node[group] {
+                let tp = tp.clone();
                 let mut b = self.accumulator.get_mut(&tp).and_then(VecDeque::pop_front).expect("checked above");
                 if self.config.enable_idempotence && b.base_sequence.is_none() {
                     // A bumped epoch restarts the partition's sequence at 0.
@@ -428,6 +468,8 @@ impl Producer {
             }
             self.send_batches(ctx, node, batches);
         }
+        by_node.clear();
+        self.drain_scratch = by_node;
     }
 
     fn send_batches(&mut self, ctx: &mut Ctx, node: u32, batches: Vec<ProducerBatch>) {
@@ -450,14 +492,14 @@ impl Producer {
             // acks=0: the future completes as soon as the bytes are sent.
             for b in &batches {
                 for r in &b.records {
-                    self.records[r.index as usize].state = RecordState::SentWithoutAck;
+                    self.records[*r as usize].state = RecordState::SentWithoutAck;
                 }
             }
             return;
         }
         for b in &batches {
             for r in &b.records {
-                self.records[r.index as usize].state = RecordState::InFlight { request: id };
+                self.records[*r as usize].state = RecordState::InFlight { request: id };
             }
         }
         self.in_flight.insert(id.correlation_id, InFlight { node, batches });
@@ -573,7 +615,7 @@ impl Producer {
             });
             if part.error == ErrorCode::None {
                 for (i, r) in b.records.iter().enumerate() {
-                    self.records[r.index as usize].state = RecordState::Acknowledged { offset: part.base_offset + i as i64 };
+                    self.records[*r as usize].state = RecordState::Acknowledged { offset: part.base_offset + i as i64 };
                 }
             } else {
                 self.batch_failed(ctx, b, part.error);
@@ -637,7 +679,7 @@ impl Producer {
             }
             b.backoff_until_ms = now + self.config.retry_backoff_ms;
             for r in &b.records {
-                self.records[r.index as usize].state = RecordState::Accumulating;
+                self.records[*r as usize].state = RecordState::Accumulating;
             }
             let batch = b.id;
             // Back in creation order, so batches retried together keep their order.
@@ -647,7 +689,7 @@ impl Producer {
             ctx.timer(self.config.retry_backoff_ms, Timer::Client(ClientTimer::RetryBackoff { batch }));
         } else {
             for r in &b.records {
-                self.records[r.index as usize].state = RecordState::Failed { error };
+                self.records[*r as usize].state = RecordState::Failed { error };
             }
         }
     }
