@@ -62,8 +62,10 @@ impl fmt::Display for Invariant {
 pub enum NoGuarantee {
     /// acks=1: the leader alone had it when it answered.
     AcksOne,
-    /// An unclean leader election happened on the partition after the
-    /// acknowledgement (`unclean.leader.election.enable`).
+    /// An unclean leader election (`unclean.leader.election.enable`)
+    /// started a later leader epoch than the one whose leader acknowledged
+    /// the write: after the acknowledgement, or before it when a deposed
+    /// leader acknowledged it without having heard of the election.
     UncleanElection,
 }
 
@@ -119,6 +121,9 @@ pub struct BatchIdentity {
     pub producer_epoch: i16,
     pub base_sequence: i32,
     pub crc: u32,
+    /// The leader epoch of the leader that appended it, which it keeps on
+    /// every replica (the CRC does not cover it, so it is its own field).
+    pub partition_leader_epoch: i32,
 }
 
 impl From<&BatchHeader> for BatchIdentity {
@@ -130,6 +135,7 @@ impl From<&BatchHeader> for BatchIdentity {
             producer_epoch: h.producer_epoch,
             base_sequence: h.base_sequence,
             crc: h.crc,
+            partition_leader_epoch: h.partition_leader_epoch,
         }
     }
 }
@@ -168,8 +174,8 @@ struct PartitionWatch {
     verified_below: i64,
     /// The highest HW any leader of this partition reached.
     max_high_watermark: i64,
-    /// Steps of unclean leader elections.
-    unclean_elections: Vec<u64>,
+    /// The leader epochs that unclean leader elections started.
+    unclean_epochs: Vec<i32>,
 }
 
 /// Checks every invariant incrementally; feed it each step with
@@ -232,7 +238,9 @@ impl InvariantChecker {
                     self.observe_truncation(*replica, partition, *to_offset);
                 }
                 TraceKind::BrokerStopped { broker } => self.observe_broker_stopped(*broker),
-                TraceKind::UncleanLeaderElected { partition, .. } => self.observe_unclean_election(at, partition),
+                TraceKind::UncleanLeaderElected { partition, leader_epoch, .. } => {
+                    self.observe_unclean_election(partition, *leader_epoch)
+                }
                 TraceKind::ProduceCompleted { request, partition, base_offset, error, .. } => {
                     let acks = match request.client {
                         NodeId::Client(c) => sim.producer(c).map_or(-1, |p| p.config().acks),
@@ -389,7 +397,11 @@ impl InvariantChecker {
         for (key, w) in lost {
             let watch = self.partitions.get_mut(tp).expect("looked up above");
             watch.acked.remove(&key);
-            let unclean = watch.unclean_elections.iter().any(|s| *s > w.step);
+            // An unclean election deposes the writes of every earlier
+            // epoch, including those a deposed leader that has not heard yet
+            // acknowledges after the election (a leader cut off from the
+            // controller keeps acknowledging alone until it learns).
+            let unclean = watch.unclean_epochs.iter().any(|e| *e > w.batch.partition_leader_epoch);
             let guarantee = if w.acks != -1 {
                 Guarantee::NotGuaranteed(NoGuarantee::AcksOne)
             } else if unclean {
@@ -447,8 +459,10 @@ impl InvariantChecker {
         watch.verified_below = watch.verified_below.min(base_offset);
     }
 
-    pub fn observe_unclean_election(&mut self, at: At, partition: &TopicPartition) {
-        self.partitions.entry(partition.clone()).or_default().unclean_elections.push(at.step);
+    /// The active controller elected a leader from outside the ISR, which
+    /// starts `leader_epoch`.
+    pub fn observe_unclean_election(&mut self, partition: &TopicPartition, leader_epoch: i32) {
+        self.partitions.entry(partition.clone()).or_default().unclean_epochs.push(leader_epoch);
     }
 
     /// A consumer's fetch returned `records` records up to `next_offset`,
@@ -527,7 +541,12 @@ mod tests {
     }
 
     fn batch(offset: i64, crc: u32) -> BatchIdentity {
-        BatchIdentity { base_offset: offset, last_offset: offset, producer_id: 7, producer_epoch: 0, base_sequence: offset as i32, crc }
+        batch_in_epoch(offset, crc, 1)
+    }
+
+    fn batch_in_epoch(offset: i64, crc: u32, partition_leader_epoch: i32) -> BatchIdentity {
+        let base_sequence = offset as i32;
+        BatchIdentity { base_offset: offset, last_offset: offset, producer_id: 7, producer_epoch: 0, base_sequence, crc, partition_leader_epoch }
     }
 
     fn request(c: i32) -> RequestId {
@@ -603,7 +622,7 @@ mod tests {
         c.observe_acknowledged(at(2, NodeId::Client(0)), request(1), &tp(), 0, 1, 1);
         c.observe_leader_append(request(2), &tp(), 0, batch(1, 2));
         c.observe_acknowledged(at(3, NodeId::Client(0)), request(2), &tp(), 1, -1, 1);
-        c.observe_unclean_election(at(4, NodeId::Controller(0)), &tp());
+        c.observe_unclean_election(&tp(), 2);
         c.observe_leader(at(5, NodeId::Broker(1)), &leader(1, 2, 0), |_| None);
         // The deposed leader 0 (epoch 1) is not the partition's history.
         c.observe_leader(at(6, NodeId::Broker(0)), &leader(0, 1, 2), |o| Some(batch(o, 9)));
@@ -617,6 +636,26 @@ mod tests {
                 Some(Guarantee::NotGuaranteed(NoGuarantee::UncleanElection))
             ]
         );
+    }
+
+    /// Seed 169 of the unclean sweep: leader 0 (epoch 1) is cut off and
+    /// fenced, an unclean election makes 1 the leader at epoch 2, and 0,
+    /// healed but not yet told, acknowledges one more write alone. That write
+    /// is lost to the unclean election even though it was acknowledged
+    /// after it.
+    #[test]
+    fn a_write_a_deposed_leader_acknowledges_after_an_unclean_election_is_not_guaranteed() {
+        let mut c = InvariantChecker::new();
+        c.observe_leader(at(1, NodeId::Broker(0)), &leader(0, 1, 0), |_| None);
+        c.observe_unclean_election(&tp(), 2);
+        c.observe_leader_append(request(1), &tp(), 0, batch_in_epoch(0, 1, 1));
+        c.observe_acknowledged(at(3, NodeId::Client(0)), request(1), &tp(), 0, -1, 1);
+        // A clean leader's write from epoch 2 is still guaranteed.
+        c.observe_leader_append(request(2), &tp(), 1, batch_in_epoch(1, 2, 2));
+        c.observe_acknowledged(at(4, NodeId::Client(0)), request(2), &tp(), 1, -1, 1);
+        c.observe_leader(at(5, NodeId::Broker(1)), &leader(1, 2, 2), |o| Some(batch_in_epoch(o, 9, 2)));
+        let g: Vec<Option<Guarantee>> = c.violations().iter().map(|v| v.guarantee).collect();
+        assert_eq!(g, vec![Some(Guarantee::NotGuaranteed(NoGuarantee::UncleanElection)), Some(Guarantee::Guaranteed)]);
     }
 
     #[test]
