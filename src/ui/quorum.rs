@@ -79,18 +79,12 @@ fn controller_card(props: &ControllerCardProps) -> Html {
             (if c.active { "active" } else { "voter" }, i18n::raft_role(lang, name))
         }
     };
-    let (label, command, shown) = if c.alive {
-        (format!("Kill controller {id}"), Command::KillController { controller: id }, format!("{} {}", t.kill, t.controller))
+    let kill_or_restart = if c.alive {
+        let shown = format!("{} {} {id}", t.kill, t.controller);
+        fault_button(&props.on_fault, format!("Kill controller {id}"), shown, Command::KillController { controller: id }, "kill")
     } else {
-        (format!("Restart controller {id}"), Command::RestartController { controller: id }, format!("{} {}", t.restart, t.controller))
-    };
-    let onclick = {
-        let (on_fault, command) = (props.on_fault.clone(), command.clone());
-        Callback::from(move |_: MouseEvent| on_fault.emit(command.clone()))
-    };
-    let isolate = {
-        let (on_fault, command) = (props.on_fault.clone(), props.isolate.clone());
-        Callback::from(move |_: MouseEvent| on_fault.emit(command.clone()))
+        let shown = format!("{} {} {id}", t.restart, t.controller);
+        fault_button(&props.on_fault, format!("Restart controller {id}"), shown, Command::RestartController { controller: id }, "restart")
     };
     let facts = match &c.raft {
         Some(r) => {
@@ -124,13 +118,11 @@ fn controller_card(props: &ControllerCardProps) -> Html {
                 <p class="controller-detail">{ d }</p>
             }
             <div class="fault-buttons">
-                <button type="button" class={classes!("fault", (!c.alive).then_some("restart"))} {onclick} aria-label={label}>
-                    { format!("{shown} {id}") }
-                </button>
+                { kill_or_restart }
                 if props.isolated {
                     <span class="badge isolated" title={t.isolated_hint}>{ t.isolated }</span>
                 } else {
-                    <button type="button" class="fault isolate" onclick={isolate} aria-label={format!("Isolate controller {id}")}>{ t.isolate }</button>
+                    { fault_button(&props.on_fault, format!("Isolate controller {id}"), t.isolate.to_string(), props.isolate.clone(), "isolate") }
                 }
             </div>
         </div>
@@ -168,11 +160,7 @@ pub fn broker_fault(props: &BrokerFaultProps) -> Html {
         BrokerStatus::ShuttingDown => ("shutting-down", t.status_shutting_down, Some(t.status_shutting_down_hint)),
         BrokerStatus::Stopped => ("stopped", t.status_stopped, Some(t.status_stopped_hint)),
     };
-    let button = |label: String, shown: String, command: Command, class: &'static str| {
-        let on_fault = props.on_fault.clone();
-        let onclick = Callback::from(move |_: MouseEvent| on_fault.emit(command.clone()));
-        html! { <button type="button" class={classes!("fault", class)} {onclick} aria-label={label}>{ shown }</button> }
-    };
+    let button = |label, shown, command, class| fault_button(&props.on_fault, label, shown, command, class);
     let down = props.status == BrokerStatus::Stopped;
     html! {
         <span class="broker-fault">
@@ -193,6 +181,14 @@ pub fn broker_fault(props: &BrokerFaultProps) -> Html {
             }
         </span>
     }
+}
+
+/// A fault button: `label` is its accessible (English) name, `shown` its
+/// text in the page's language, `class` its colour.
+fn fault_button(on_fault: &Callback<Command>, label: String, shown: String, command: Command, class: &'static str) -> Html {
+    let on_fault = on_fault.clone();
+    let onclick = Callback::from(move |_: MouseEvent| on_fault.emit(command.clone()));
+    html! { <button type="button" class={classes!("fault", class)} {onclick} aria-label={label}>{ shown }</button> }
 }
 
 /// The command that cuts `node` off from every other node of the view.
