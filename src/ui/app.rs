@@ -45,6 +45,9 @@ pub struct AppState {
     /// An index into [`SPEEDS`].
     speed: usize,
     lang: Lang,
+    /// The theme drawn, read from the page when it can change (a toggle or
+    /// the system's scheme) rather than on every render.
+    theme: Theme,
 }
 
 /// The request the learner follows.
@@ -67,28 +70,6 @@ pub enum ShareStatus {
 }
 
 impl AppState {
-    /// The session, for components that read beyond the view model's
-    /// default picture (the segment inspector).
-    pub fn session(&self) -> std::cell::Ref<'_, Session> {
-        self.session.borrow()
-    }
-
-    pub fn setup(&self) -> &Setup {
-        &self.setup
-    }
-
-    pub fn setup_error(&self) -> Option<&(SetupError, Option<Setup>)> {
-        self.setup_error.as_ref()
-    }
-
-    pub fn setup_open(&self) -> bool {
-        self.setup_open
-    }
-
-    pub fn generation(&self) -> u64 {
-        self.generation
-    }
-
     /// The state a page opens with: the share link in the address bar if
     /// there is one, else the default cluster. A link that cannot be opened
     /// leaves the default cluster and says why.
@@ -109,6 +90,7 @@ impl AppState {
             playing: false,
             speed: 4,
             lang: saved_language().unwrap_or_default(),
+            theme: current_theme(),
         };
         if let Some(f) = fragment.filter(|f| share::is_link(f)) {
             state.fragment = f.trim_start_matches('#').to_string();
@@ -298,9 +280,13 @@ impl Reducible for AppState {
             }
             Action::ToggleTheme => {
                 toggle_theme();
+                next.theme = current_theme();
                 Ok(())
             }
-            Action::SchemeChanged => Ok(()),
+            Action::SchemeChanged => {
+                next.theme = current_theme();
+                Ok(())
+            }
             Action::GoTo(index) => {
                 next.playing = false;
                 next.session.borrow_mut().go_to(index);
@@ -456,6 +442,12 @@ pub struct FollowContext {
 #[function_component(App)]
 pub fn app() -> Html {
     let state = use_reducer(AppState::default);
+    // Callbacks handed to child components stay the same object from render
+    // to render, so a child whose other props did not change is not drawn
+    // again: while playing, that is most of the page on most frames.
+    let on_fault = use_dispatch(&state, Action::Fault);
+    let on_follow = use_dispatch(&state, Action::Follow);
+    let on_jump = use_dispatch(&state, Action::JumpToStep);
     let session = state.session.borrow();
     // One view per render, shared by every component that draws it.
     let view = Rc::new(session.view());
@@ -517,20 +509,13 @@ pub fn app() -> Html {
             copy_address_to_clipboard(move || copied.dispatch(Action::ShareCopied));
         })
     };
-    let on_fault = {
-        let state = state.clone();
-        Callback::from(move |c: Command| state.dispatch(Action::Fault(c)))
-    };
     let follow_context = FollowContext {
         followed: followed.as_ref().map(|f| f.request),
         releasers: Rc::new(release.as_ref().map(|r| r.fetches.clone()).unwrap_or_default()),
-        on_follow: {
-            let state = state.clone();
-            Callback::from(move |f: Followed| state.dispatch(Action::Follow(f)))
-        },
+        on_follow,
     };
     let topics: Vec<(String, u32)> = state.setup.topics.iter().map(|t| (t.name.clone(), t.partitions)).collect();
-    let theme_label = match current_theme() {
+    let theme_label = match state.theme {
         Theme::Dark => t.theme_light,
         Theme::Light => t.theme_dark,
     };
@@ -558,10 +543,11 @@ pub fn app() -> Html {
                 </p>
             }
             <main>
-                <super::setup_form::SetupPanel key={format!("setup-{generation}")} state={state.clone()} />
+                <super::setup_form::SetupPanel key={format!("setup-{generation}")} dispatcher={state.dispatcher()}
+                    setup={state.setup.clone()} open={state.setup_open} error={state.setup_error.clone()} />
                 <section class="controls" aria-label="Controls">
-                    <ProduceForm key={format!("produce-{generation}")} state={state.clone()} topics={topics.clone()} acks={state.setup.acks} />
-                    <FetchForm key={format!("fetch-{generation}")} state={state.clone()} topics={topics.clone()} />
+                    <ProduceForm key={format!("produce-{generation}")} dispatcher={state.dispatcher()} topics={topics.clone()} acks={state.setup.acks} />
+                    <FetchForm key={format!("fetch-{generation}")} dispatcher={state.dispatcher()} topics={topics.clone()} />
                     <div class="step-controls" role="group" aria-label="Stepping">
                         <button onclick={on_step_back} disabled={!can_step_back} aria-label="Step back" title="Step back (←)">{ t.step_back }</button>
                         <button onclick={on_step} disabled={!can_step} aria-label="Step" title="Step (→)">{ t.step }</button>
@@ -617,15 +603,14 @@ pub fn app() -> Html {
                 }
                 <Partitions partitions={view.partitions.clone()}
                     stopped={view.brokers.iter().filter(|b| b.status == BrokerStatus::Stopped).map(|b| b.id).collect::<Vec<_>>()} />
-                <super::alarms::Alarms violations={violations}
-                    on_jump={{ let state = state.clone(); Callback::from(move |step| state.dispatch(Action::JumpToStep(step))) }} />
+                <super::alarms::Alarms violations={violations} {on_jump} />
                 <super::quorum::Quorum view={view.clone()} on_fault={on_fault.clone()} />
                 <Cluster view={view.clone()} visited={Rc::new(visited)} on_fault={on_fault.clone()} />
                 <div class="clients">
                     <Produced producers={view.producers.clone()} />
                     <Consumed consumers={view.consumers.clone()} />
                 </div>
-                <super::inspector::SegmentInspector state={state.clone()} view={view.clone()} />
+                <super::inspector::SegmentInspector session={super::inspector::SharedSession(state.session.clone())} view={view.clone()} />
             </main>
         </div>
         </ContextProvider<FollowContext>>
@@ -854,6 +839,13 @@ fn save_language(lang: Lang) {
     let _ = lang;
 }
 
+/// A callback that turns its input into an action, made once per app: its
+/// identity never changes, so it never makes a child draw again.
+#[hook]
+fn use_dispatch<IN: 'static>(state: &UseReducerHandle<AppState>, action: fn(IN) -> Action) -> Callback<IN> {
+    use_callback(state.dispatcher(), move |input: IN, dispatcher| dispatcher.dispatch(action(input)))
+}
+
 fn dispatcher(state: &UseReducerHandle<AppState>, action: impl Fn() -> Action + 'static) -> Callback<MouseEvent> {
     let state = state.clone();
     Callback::from(move |_| state.dispatch(action()))
@@ -973,7 +965,7 @@ fn install_global_listeners(_state: UseReducerHandle<AppState>) -> GlobalListene
 
 #[derive(Properties, PartialEq)]
 struct ProduceFormProps {
-    state: UseReducerHandle<AppState>,
+    dispatcher: UseReducerDispatcher<AppState>,
     /// (name, partitions) of each topic.
     topics: Vec<(String, u32)>,
     /// The setup's acks, which the form starts with.
@@ -990,7 +982,7 @@ fn produce_form(props: &ProduceFormProps) -> Html {
     let headers = use_node_ref();
     let lang = use_context::<Lang>().unwrap_or_default();
     let onsubmit = {
-        let (topic, key, value, acks, state) = (topic.clone(), key.clone(), value.clone(), acks.clone(), props.state.clone());
+        let (topic, key, value, acks, state) = (topic.clone(), key.clone(), value.clone(), acks.clone(), props.dispatcher.clone());
         let headers = headers.clone();
         let first = props.topics.first().map(|(n, _)| n.clone()).unwrap_or_default();
         Callback::from(move |e: SubmitEvent| {
@@ -1040,7 +1032,7 @@ fn produce_form(props: &ProduceFormProps) -> Html {
 
 #[derive(Properties, PartialEq)]
 struct FetchFormProps {
-    state: UseReducerHandle<AppState>,
+    dispatcher: UseReducerDispatcher<AppState>,
     /// (name, partitions) of each topic.
     topics: Vec<(String, u32)>,
 }
@@ -1057,7 +1049,7 @@ fn fetch_form(props: &FetchFormProps) -> Html {
     let (topic_name, partitions) = props.topics.get(*chosen_topic).or(props.topics.first()).cloned().unwrap_or_default();
     let onsubmit = {
         let refs = (partition.clone(), offset.clone(), min_bytes.clone(), max_wait.clone());
-        let state = props.state.clone();
+        let state = props.dispatcher.clone();
         let topic = topic_name.clone();
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
@@ -1141,43 +1133,62 @@ fn partitions(props: &PartitionsProps) -> Html {
             <h2>{ t.partitions }</h2>
             <div class="partition-list">
             { for props.partitions.iter().map(|p| {
-                let max = p.replica_offsets.iter().map(|(_, leo, _)| *leo).max().unwrap_or(0).max(1);
-                let leader = p.leader.map(|l| l.to_string()).unwrap_or_else(|| "none".into());
-                html! {
-                    <div class="partition" role="group" aria-label={format!("Partition {}-{}", p.topic, p.partition)}>
-                        <h3>{ format!("{}-{}", p.topic, p.partition) }</h3>
-                        <p class="partition-facts">
-                            <span>{ format!("Leader: {leader}") }</span>
-                            <span>{ format!(" · {} {}", t.epoch, p.leader_epoch) }</span>
-                            <span>{ format!(" · ISR {:?}", p.isr) }</span>
-                            <span>{ format!(" · HW {}", p.high_watermark) }</span>
-                        </p>
-                        <ul class="replica-bars">
-                        { for p.replica_offsets.iter().map(|(b, leo, hw)| {
-                            let leads = Some(*b) == p.leader;
-                            let (role, role_text) = if leads { ("leader", t.leader_word) } else { ("follower", t.follower_word) };
-                            let in_isr = p.isr.contains(b);
-                            let mut isr_note = if in_isr { String::new() } else { format!(", {}", t.out_of_isr) };
-                            if props.stopped.contains(b) {
-                                isr_note.push_str(&format!(", {}", t.status_stopped));
-                            }
-                            html! {
-                                <li class={classes!("replica-bar", role, (!in_isr).then_some("out-of-isr"))}>
-                                    <span class="replica-name">{ format!("{} {b} ({role_text}{isr_note})", t.broker) }</span>
-                                    <span class="bar" aria-hidden="true">
-                                        <span class="bar-hw" style={format!("width: {}%", hw * 100 / max)}></span>
-                                        <span class="bar-leo" style={format!("width: {}%", (leo - hw).max(0) * 100 / max)}></span>
-                                    </span>
-                                    <span class="replica-offsets">{ format!("LEO {leo} · HW {hw}") }</span>
-                                </li>
-                            }
-                        }) }
-                        </ul>
-                    </div>
-                }
+                // Only the stopped brokers that hold a replica here, so a
+                // broker stopping redraws just the partitions it holds.
+                let stopped: Vec<u32> = p.replicas.iter().copied().filter(|b| props.stopped.contains(b)).collect();
+                html! { <PartitionCard key={format!("{}-{}", p.topic, p.partition)} partition={p.clone()} {stopped} /> }
             }) }
             </div>
         </section>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct PartitionCardProps {
+    partition: PartitionView,
+    /// Brokers holding a replica here that are down.
+    stopped: Vec<u32>,
+}
+
+/// One partition: its leader, epoch, ISR and HW, and a bar per replica. Its
+/// own component, so only partitions that changed are drawn again.
+#[function_component(PartitionCard)]
+fn partition_card(props: &PartitionCardProps) -> Html {
+    let t = use_context::<Lang>().unwrap_or_default().texts();
+    let p = &props.partition;
+    let max = p.replica_offsets.iter().map(|(_, leo, _)| *leo).max().unwrap_or(0).max(1);
+    let leader = p.leader.map(|l| l.to_string()).unwrap_or_else(|| "none".into());
+    html! {
+        <div class="partition" role="group" aria-label={format!("Partition {}-{}", p.topic, p.partition)}>
+            <h3>{ format!("{}-{}", p.topic, p.partition) }</h3>
+            <p class="partition-facts">
+                <span>{ format!("Leader: {leader}") }</span>
+                <span>{ format!(" · {} {}", t.epoch, p.leader_epoch) }</span>
+                <span>{ format!(" · ISR {:?}", p.isr) }</span>
+                <span>{ format!(" · HW {}", p.high_watermark) }</span>
+            </p>
+            <ul class="replica-bars">
+            { for p.replica_offsets.iter().map(|(b, leo, hw)| {
+                let leads = Some(*b) == p.leader;
+                let (role, role_text) = if leads { ("leader", t.leader_word) } else { ("follower", t.follower_word) };
+                let in_isr = p.isr.contains(b);
+                let mut isr_note = if in_isr { String::new() } else { format!(", {}", t.out_of_isr) };
+                if props.stopped.contains(b) {
+                    isr_note.push_str(&format!(", {}", t.status_stopped));
+                }
+                html! {
+                    <li class={classes!("replica-bar", role, (!in_isr).then_some("out-of-isr"))}>
+                        <span class="replica-name">{ format!("{} {b} ({role_text}{isr_note})", t.broker) }</span>
+                        <span class="bar" aria-hidden="true">
+                            <span class="bar-hw" style={format!("width: {}%", hw * 100 / max)}></span>
+                            <span class="bar-leo" style={format!("width: {}%", (leo - hw).max(0) * 100 / max)}></span>
+                        </span>
+                        <span class="replica-offsets">{ format!("LEO {leo} · HW {hw}") }</span>
+                    </li>
+                }
+            }) }
+            </ul>
+        </div>
     }
 }
 
@@ -1233,7 +1244,7 @@ fn cluster(props: &ClusterProps) -> Html {
                 </ul>
             </div>
             { for view.brokers.iter().map(|b| html! {
-                <Broker broker={b.clone()} visited={props.visited.get(&b.id).cloned().unwrap_or_default()}
+                <Broker key={b.id} broker={b.clone()} visited={props.visited.get(&b.id).cloned().unwrap_or_default()}
                     on_fault={view.quorum.is_some().then(|| props.on_fault.clone())}
                     isolate={super::quorum::isolate(view, NodeId::Broker(b.id))}
                     isolated={super::quorum::is_cut_off(view, NodeId::Broker(b.id))} />
@@ -1273,7 +1284,6 @@ fn broker(props: &BrokerProps) -> Html {
     let t = lang.texts();
     let b = &props.broker;
     let label = format!("Broker {}", b.id);
-    let seen = |stage: SimStage| props.visited.contains(&stage);
     let purgatory: Vec<Token> =
         b.purgatory.produce.iter().chain(b.purgatory.fetch.iter()).map(|op| op.token.clone()).collect();
     let waits: Vec<String> = b
@@ -1286,6 +1296,9 @@ fn broker(props: &BrokerProps) -> Html {
             format!("{}: {}", op.token.request, why.join("; "))
         })
         .collect();
+    // The pipeline, the purgatory's timers and the replicas are components
+    // of their own: while a broker's timers tick every simulated millisecond,
+    // its stages and replicas are drawn again only when they change.
     html! {
         <section class={classes!("broker", status_class(b.status))} role="region" aria-label={label.clone()}>
             <div class="node-head">
@@ -1295,41 +1308,10 @@ fn broker(props: &BrokerProps) -> Html {
                         isolate={props.isolate.clone()} isolated={props.isolated} />
                 }
             </div>
-            <div class="pipeline">
-                <Stage title="Socket receive buffer" shown={t.socket_receive_buffer} tokens={b.socket_receive_buffer.clone()}
-                    visited={seen(SimStage::SocketReceiveBuffer)} />
-                <div class="stage-group">
-                    { for b.network_threads.iter().map(|nt| {
-                        let mut tokens: Vec<Token> = nt.work.iter().cloned().collect();
-                        tokens.extend(nt.blocked.iter().cloned());
-                        html! { <Stage title={format!("Network thread {}", nt.id)} shown={format!("{} {}", t.network_thread, nt.id)} {tokens}
-                            visited={seen(SimStage::NetworkThread(nt.id))} /> }
-                    }) }
-                </div>
-                <Stage
-                    title={format!("Request queue ({}/{})", b.request_queue.len(), b.request_queue_capacity)}
-                    shown={format!("{} ({}/{})", t.request_queue, b.request_queue.len(), b.request_queue_capacity)}
-                    tokens={b.request_queue.clone()} visited={seen(SimStage::RequestQueue)} />
-                <div class="stage-group">
-                    { for b.io_threads.iter().map(|io| html! {
-                        <Stage title={format!("I/O thread {}", io.id)} shown={format!("{} {}", t.io_thread, io.id)}
-                            tokens={io.work.iter().cloned().collect::<Vec<_>>()} visited={seen(SimStage::IoThread(io.id))} />
-                    }) }
-                </div>
-                <div class="stage-group">
-                    <Stage title="Log append" shown={t.log_append} tokens={b.log_append.clone()} visited={seen(SimStage::LogAppend)} />
-                    <Stage title="Log read" shown={t.log_read} tokens={b.log_read.clone()} visited={seen(SimStage::LogRead)} />
-                </div>
-                <Stage title="Purgatory" shown={t.purgatory} tokens={purgatory} visited={seen(SimStage::Purgatory)} />
-                <div class="stage-group">
-                    { for b.network_threads.iter().map(|nt| html! {
-                        <Stage title={format!("Response queue {}", nt.id)} shown={format!("{} {}", t.response_queue, nt.id)}
-                            tokens={nt.response_queue.clone()} visited={seen(SimStage::ResponseQueue(nt.id))} />
-                    }) }
-                </div>
-                <Stage title="Socket send buffer" shown={t.socket_send_buffer} tokens={b.socket_send_buffer.clone()}
-                    visited={seen(SimStage::SocketSendBuffer)} />
-            </div>
+            <Pipeline socket_receive_buffer={b.socket_receive_buffer.clone()} network_threads={b.network_threads.clone()}
+                request_queue={b.request_queue.clone()} request_queue_capacity={b.request_queue_capacity}
+                io_threads={b.io_threads.clone()} log_append={b.log_append.clone()} log_read={b.log_read.clone()}
+                {purgatory} socket_send_buffer={b.socket_send_buffer.clone()} visited={props.visited.clone()} />
             if !waits.is_empty() {
                 <ul class="purgatory-waits" aria-label="Waiting in purgatory">
                     { for waits.iter().map(|w| html! { <li>{ w }</li> }) }
@@ -1343,11 +1325,90 @@ fn broker(props: &BrokerProps) -> Html {
                     }
                 </div>
             }
+            <Replicas status={b.status} replicas={b.replicas.clone()} fetchers={b.fetchers.clone()} />
+        </section>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct PipelineProps {
+    socket_receive_buffer: Vec<Token>,
+    network_threads: Vec<crate::sim::view::NetworkThreadView>,
+    request_queue: Vec<Token>,
+    request_queue_capacity: u32,
+    io_threads: Vec<crate::sim::view::IoThreadView>,
+    log_append: Vec<Token>,
+    log_read: Vec<Token>,
+    /// Every operation waiting in either purgatory.
+    purgatory: Vec<Token>,
+    socket_send_buffer: Vec<Token>,
+    /// The stages here that the followed request has been in.
+    visited: BTreeSet<SimStage>,
+}
+
+/// A broker's request path, stage by stage, with the requests in each.
+#[function_component(Pipeline)]
+fn pipeline(props: &PipelineProps) -> Html {
+    let t = use_context::<Lang>().unwrap_or_default().texts();
+    let b = props;
+    let seen = |stage: SimStage| props.visited.contains(&stage);
+    html! {
+        <div class="pipeline">
+            <Stage title="Socket receive buffer" shown={t.socket_receive_buffer} tokens={b.socket_receive_buffer.clone()}
+                visited={seen(SimStage::SocketReceiveBuffer)} />
+            <div class="stage-group">
+                { for b.network_threads.iter().map(|nt| {
+                    let mut tokens: Vec<Token> = nt.work.iter().cloned().collect();
+                    tokens.extend(nt.blocked.iter().cloned());
+                    html! { <Stage title={format!("Network thread {}", nt.id)} shown={format!("{} {}", t.network_thread, nt.id)} {tokens}
+                        visited={seen(SimStage::NetworkThread(nt.id))} /> }
+                }) }
+            </div>
+            <Stage
+                title={format!("Request queue ({}/{})", b.request_queue.len(), b.request_queue_capacity)}
+                shown={format!("{} ({}/{})", t.request_queue, b.request_queue.len(), b.request_queue_capacity)}
+                tokens={b.request_queue.clone()} visited={seen(SimStage::RequestQueue)} />
+            <div class="stage-group">
+                { for b.io_threads.iter().map(|io| html! {
+                    <Stage title={format!("I/O thread {}", io.id)} shown={format!("{} {}", t.io_thread, io.id)}
+                        tokens={io.work.iter().cloned().collect::<Vec<_>>()} visited={seen(SimStage::IoThread(io.id))} />
+                }) }
+            </div>
+            <div class="stage-group">
+                <Stage title="Log append" shown={t.log_append} tokens={b.log_append.clone()} visited={seen(SimStage::LogAppend)} />
+                <Stage title="Log read" shown={t.log_read} tokens={b.log_read.clone()} visited={seen(SimStage::LogRead)} />
+            </div>
+            <Stage title="Purgatory" shown={t.purgatory} tokens={b.purgatory.clone()} visited={seen(SimStage::Purgatory)} />
+            <div class="stage-group">
+                { for b.network_threads.iter().map(|nt| html! {
+                    <Stage title={format!("Response queue {}", nt.id)} shown={format!("{} {}", t.response_queue, nt.id)}
+                        tokens={nt.response_queue.clone()} visited={seen(SimStage::ResponseQueue(nt.id))} />
+                }) }
+            </div>
+            <Stage title="Socket send buffer" shown={t.socket_send_buffer} tokens={b.socket_send_buffer.clone()}
+                visited={seen(SimStage::SocketSendBuffer)} />
+        </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct ReplicasProps {
+    status: BrokerStatus,
+    replicas: Vec<crate::sim::view::ReplicaView>,
+    fetchers: Vec<crate::sim::view::FetcherView>,
+}
+
+/// The replicas a broker holds and its replica fetchers.
+#[function_component(Replicas)]
+fn replicas(props: &ReplicasProps) -> Html {
+    let t = use_context::<Lang>().unwrap_or_default().texts();
+    html! {
+        <>
             <div class="replicas">
-                { for b.replicas.iter().map(|r| html! {
+                { for props.replicas.iter().map(|r| html! {
                     <div class={classes!("replica", r.is_leader.then_some("leader"))}>
                         <strong>{ format!("{}-{}", r.topic, r.partition) }</strong>
-                        <span>{ format!(" {}", match (b.status, r.is_leader) {
+                        <span>{ format!(" {}", match (props.status, r.is_leader) {
                             // A stopped broker has no role; its log waits on disk.
                             (BrokerStatus::Stopped, _) => t.log_on_disk,
                             (_, true) => t.leader_word,
@@ -1357,15 +1418,15 @@ fn broker(props: &BrokerProps) -> Html {
                     </div>
                 }) }
             </div>
-            if !b.fetchers.is_empty() {
+            if !props.fetchers.is_empty() {
                 <p class="fetchers">
-                    { for b.fetchers.iter().map(|f| html! {
+                    { for props.fetchers.iter().map(|f| html! {
                         <span class="fetcher">{ format!("{} → {} {}{} ", t.replica_fetcher, t.broker, f.leader,
                             if f.in_flight { format!(" ({})", t.fetch_in_flight) } else { String::new() }) }</span>
                     }) }
                 </p>
             }
-        </section>
+        </>
     }
 }
 

@@ -3,13 +3,19 @@
 //! explained next to the form, and the current run stays as it was.
 
 use super::app::{Action, AppState};
+use super::setup::{Setup, SetupError};
 use super::i18n::{self, Lang};
 use super::setup::{SetupDraft, MAX_TOPICS};
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
 pub struct SetupPanelProps {
-    pub state: UseReducerHandle<AppState>,
+    pub dispatcher: UseReducerDispatcher<AppState>,
+    /// The setup the current run was started from.
+    pub setup: Setup,
+    pub open: bool,
+    /// The last refused setup and why.
+    pub error: Option<(SetupError, Option<Setup>)>,
 }
 
 fn text_of(e: &InputEvent) -> String {
@@ -20,9 +26,9 @@ fn text_of(e: &InputEvent) -> String {
 pub fn setup_panel(props: &SetupPanelProps) -> Html {
     let lang = use_context::<Lang>().unwrap_or_default();
     let t = lang.texts();
-    let state = &props.state;
-    let draft = use_state(|| SetupDraft::from(state.setup()));
-    let open = state.setup_open() || state.setup_error().is_some();
+    let state = &props.dispatcher;
+    let draft = use_state(|| SetupDraft::from(&props.setup));
+    let open = props.open || props.error.is_some();
 
     // One callback per field: each writes its text into the draft.
     let edit = |f: fn(&mut SetupDraft, String)| {
@@ -104,7 +110,7 @@ pub fn setup_panel(props: &SetupPanelProps) -> Html {
             <div class="setup-head">
                 <button type="button" class="secondary setup-toggle" onclick={on_toggle} aria-expanded={open.to_string()}
                     aria-controls="setup-form" aria-label="Setup">{ format!("{} {}", if open { "▾" } else { "▸" }, t.setup) }</button>
-                <span class="setup-summary" aria-label="Current setup">{ i18n::setup_summary(lang, state.setup()) }</span>
+                <span class="setup-summary" aria-label="Current setup">{ i18n::setup_summary(lang, &props.setup) }</span>
             </div>
             if open {
                 <form id="setup-form" class="setup-form" onsubmit={on_submit} aria-label="Setup form" novalidate=true>
@@ -190,7 +196,7 @@ pub fn setup_panel(props: &SetupPanelProps) -> Html {
                     <p class="hint" id="unclean-note">{ t.unclean_note }</p>
                     <div class="setup-apply">
                         <button type="submit" aria-label="Apply setup">{ t.apply_setup }</button>
-                        if let Some((error, setup)) = state.setup_error() {
+                        if let Some((error, setup)) = &props.error {
                             <p class="error setup-error" role="alert">
                                 { format!("{} {}", i18n::setup_error(lang, error, setup.as_ref()), t.setup_not_applied) }
                             </p>

@@ -4,8 +4,9 @@
 // issue's large cluster (9 brokers, 3 controllers, 3 topics of 12 partitions
 // at replication factor 3) through the Setup form, produces a few records,
 // then plays at several speeds while the page records the interval between
-// animation frames. Prints p50, p95 and the worst frame for each speed.
-import { serveDist, launch, openApp, openSetup } from './harness.mjs';
+// animation frames. Prints p50, p95 and the worst frame for each speed,
+// how busy the main thread was, and its CPU time per frame.
+import { serveDist, launch, openApp, setUpLargeCluster } from './harness.mjs';
 
 const seconds = Number(process.argv[2] ?? 6);
 const server = await serveDist();
@@ -13,25 +14,24 @@ const context = await launch();
 try {
   const { page, problems } = await openApp(context, server.url);
   if (process.env.REDUCED) await page.emulateMedia({ reducedMotion: 'reduce' });
-  await openSetup(page);
-  const setup = page.getByRole('region', { name: 'Setup' });
-  await setup.getByLabel('Brokers', { exact: true }).fill('9');
-  await setup.getByLabel('Controllers', { exact: true }).selectOption('3');
-  for (let n = 1; n <= 3; n++) {
-    if (n > 1) await setup.getByRole('button', { name: 'Add topic' }).click();
-    await page.getByLabel(`Topic ${n} name`, { exact: true }).fill(`topic-${n}`);
-    await page.getByLabel(`Topic ${n} partitions`, { exact: true }).fill('12');
-    await page.getByLabel(`Topic ${n} replication factor`, { exact: true }).fill('3');
-  }
-  await setup.getByRole('button', { name: 'Apply setup' }).click();
-  await page.getByRole('region', { name: 'Broker 8' }).waitFor();
-  for (let i = 0; i < 5; i++) await page.getByRole('button', { name: 'Produce', exact: true }).click();
+  await setUpLargeCluster(page);
 
   const speed = page.getByRole('slider', { name: 'Speed' });
+  // How busy the page's main thread is while playing: the share of wall time
+  // spent in its top-level tasks (script, style, layout, paint), from a
+  // Chrome trace of the 'toplevel' category only, which costs little. A
+  // frame-time percentile says whether frames were late; this says how much
+  // headroom is left when they were not.
+  const cdp = await context.newCDPSession(page);
   const rows = [];
   for (const [index, label] of [[4, '10 steps/s'], [8, '100 steps/s'], [12, '1000 steps/s']]) {
     await speed.fill(String(index));
     await page.getByRole('button', { name: 'Play', exact: true }).click();
+    const events = [];
+    const onData = (e) => events.push(...e.value);
+    cdp.on('Tracing.dataCollected', onData);
+    const traced = new Promise((resolve) => cdp.once('Tracing.tracingComplete', resolve));
+    await cdp.send('Tracing.start', { categories: 'toplevel,__metadata', transferMode: 'ReportEvents' });
     const frames = await page.evaluate(
       (ms) =>
         new Promise((resolve) => {
@@ -46,11 +46,26 @@ try {
         }),
       seconds * 1000,
     );
+    await cdp.send('Tracing.end');
+    await traced;
+    cdp.off('Tracing.dataCollected', onData);
     await page.getByRole('button', { name: 'Pause', exact: true }).click();
+    // The page's main thread: of the renderer main threads (there may be
+    // more than one renderer), the one that ran the most.
+    const mains = events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain');
+    const tasksOf = (m) => events.filter((e) => e.ph === 'X' && e.pid === m.pid && e.tid === m.tid && e.name === 'ThreadControllerImpl::RunTask');
+    const total = (ts) => ts.reduce((sum, e) => sum + e.dur, 0);
+    const tasks = mains.map(tasksOf).sort((a, b) => total(b) - total(a))[0] ?? [];
+    const first = Math.min(...tasks.map((e) => e.ts));
+    const last = Math.max(...tasks.map((e) => e.ts + e.dur));
+    const busy = total(tasks) / (last - first);
+    // CPU time (tdur) rather than wall time: other processes on the
+    // machine stretch wall time, not the work the page does per frame.
+    const cpuPerFrame = tasks.reduce((sum, e) => sum + (e.tdur ?? e.dur), 0) / 1000 / frames.length;
     frames.sort((a, b) => a - b);
     const at = (q) => frames[Math.min(frames.length - 1, Math.floor(q * frames.length))];
     const step = /step (\d+)/.exec(await page.locator('.clock').textContent())[1];
-    rows.push({ speed: label, frames: frames.length, p50: at(0.5).toFixed(1), p95: at(0.95).toFixed(1), worst: frames.at(-1).toFixed(1), step });
+    rows.push({ speed: label, frames: frames.length, p50: at(0.5).toFixed(1), p95: at(0.95).toFixed(1), worst: frames.at(-1).toFixed(1), busy: `${(busy * 100).toFixed(0)} %`, 'cpu/frame': `${cpuPerFrame.toFixed(1)} ms`, step });
   }
   console.table(rows);
   if (problems.length) console.log('problems:', problems);

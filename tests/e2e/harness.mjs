@@ -81,12 +81,27 @@ export async function openApp(context, baseUrl, query = '') {
   return { page, problems };
 }
 
+// The text of an element, one line per text node. Not innerText: the page
+// skips rendering the parts that are off screen (content-visibility: auto),
+// and innerText leaves out text that is not rendered.
+export async function textOf(locator) {
+  return locator.evaluate((element) => {
+    const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+    const lines = [];
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const text = node.data.trim();
+      if (text) lines.push(text);
+    }
+    return lines.join('\n');
+  });
+}
+
 // Everything that shows the simulation's state, as text: two pages showing
 // the same session give the same string.
 export async function shownState(page) {
   const parts = [];
   for (const selector of ['.clock', '.timeline-value', '.narration', '.partitions-overview', '.cluster', '.produced', '.consumed']) {
-    parts.push(await page.locator(selector).innerText());
+    parts.push(await textOf(page.locator(selector)));
   }
   return parts.join('\n');
 }
@@ -115,4 +130,24 @@ export function withBrowser() {
     await browser.server?.close();
   });
   return browser;
+}
+
+// The issue's large cluster, set up through the Setup form as a learner
+// would: 9 brokers, 3 controllers, 3 topics of 12 partitions at replication
+// factor 3; then five records produced. For the frame-time benchmark and
+// the profiler.
+export async function setUpLargeCluster(page) {
+  await openSetup(page);
+  const setup = page.getByRole('region', { name: 'Setup' });
+  await setup.getByLabel('Brokers', { exact: true }).fill('9');
+  await setup.getByLabel('Controllers', { exact: true }).selectOption('3');
+  for (let n = 1; n <= 3; n++) {
+    if (n > 1) await setup.getByRole('button', { name: 'Add topic' }).click();
+    await page.getByLabel(`Topic ${n} name`, { exact: true }).fill(`topic-${n}`);
+    await page.getByLabel(`Topic ${n} partitions`, { exact: true }).fill('12');
+    await page.getByLabel(`Topic ${n} replication factor`, { exact: true }).fill('3');
+  }
+  await setup.getByRole('button', { name: 'Apply setup' }).click();
+  await page.getByRole('region', { name: 'Broker 8' }).waitFor();
+  for (let i = 0; i < 5; i++) await page.getByRole('button', { name: 'Produce', exact: true }).click();
 }

@@ -2,7 +2,7 @@
 // partition replicated three times, step until the answer, then fetch it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withBrowser, openApp } from './harness.mjs';
+import { withBrowser, openApp, textOf } from './harness.mjs';
 
 const browser = withBrowser();
 
@@ -103,7 +103,7 @@ test('step back restores exactly the previous view', async () => {
   const shown = async () => {
     const parts = [];
     for (const selector of ['.clock', '.narration', '.partitions-overview', '.cluster', '.produced', '.consumed']) {
-      parts.push(await page.locator(selector).innerText());
+      parts.push(await textOf(page.locator(selector)));
     }
     return parts.join('\n');
   };
@@ -192,17 +192,17 @@ test('the timeline scrubs back and forward through the same run', async () => {
   const views = [];
   for (let i = 0; i < 30; i++) {
     await step.click();
-    views.push(await page.locator('main .cluster').innerText());
+    views.push(await textOf(page.locator('main .cluster')));
   }
   // Position `start` is the booted cluster, start + 1 the Produce, and
   // start + 2 onwards each step: views[i] was shown at position start + i + 2.
   const timeline = page.getByRole('slider', { name: 'Timeline' });
   await timeline.fill(String(start + 12));
-  assert.equal(await page.locator('main .cluster').innerText(), views[10]);
+  assert.equal(await textOf(page.locator('main .cluster')), views[10]);
   await timeline.fill(String(start + 31));
-  assert.equal(await page.locator('main .cluster').innerText(), views[29]);
+  assert.equal(await textOf(page.locator('main .cluster')), views[29]);
   await timeline.fill(String(start + 5));
-  assert.equal(await page.locator('main .cluster').innerText(), views[3]);
+  assert.equal(await textOf(page.locator('main .cluster')), views[3]);
   assert.deepEqual(problems, []);
   await page.close();
 });
