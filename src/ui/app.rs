@@ -524,7 +524,7 @@ pub fn app() -> Html {
     html! {
         <ContextProvider<Lang> context={lang}>
         <ContextProvider<FollowContext> context={follow_context}>
-        <div class="app" lang={lang.code()}>
+        <div class={classes!("app", state.playing.then_some("playing"))} lang={lang.code()}>
             <header class="app-header">
                 <div class="title-row">
                     <h1>{ "KafkaScope" }</h1>

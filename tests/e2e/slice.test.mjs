@@ -167,6 +167,11 @@ test('play runs the simulation by itself, pause stops it, and the keyboard steps
   await page.getByRole('button', { name: 'Play', exact: true }).waitFor();
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => requestAnimationFrame(r)))));
   assert.equal(await stepOf(), paused);
+  // While playing, parts of the page off screen skip rendering; paused,
+  // every part is drawn again (innerText holds only rendered text), so a
+  // learner scrolling or a full-page screenshot sees the whole cluster.
+  assert.match(await page.getByRole('region', { name: 'Broker 2' }).innerText(), /SOCKET RECEIVE BUFFER/);
+  assert.match(await page.getByRole('region', { name: 'Segment inspector' }).innerText(), /\.log/);
   await page.locator('h1').click();
   await page.keyboard.press('ArrowRight');
   await page.waitForFunction((n) => /step (\d+)/.exec(document.querySelector('.clock').textContent)[1] > n, paused);
