@@ -1090,7 +1090,18 @@ impl Simulation {
         in_flight.sort_by_key(|f| (f.arrives_at_ms, f.request, f.from, f.to));
         let partitions = super::view::partition_views(&self.topics, &brokers, image.as_ref());
         let network_cuts = self.cuts.iter().map(|(a, b)| (a.iter().copied().collect(), b.iter().copied().collect())).collect();
-        ClusterView { time_ms: self.now_ms, step: self.steps, brokers, producers, consumers, partitions, in_flight, quorum, network_cuts }
+        ClusterView {
+            time_ms: self.now_ms,
+            step: self.steps,
+            brokers,
+            producers,
+            consumers,
+            partitions,
+            in_flight,
+            quorum,
+            network_cuts,
+            replica_lag_time_max_ms: self.config.broker.replica_lag_time_max_ms,
+        }
     }
 
     /// The controller quorum as the UI draws it; None without controllers.

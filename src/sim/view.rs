@@ -246,6 +246,9 @@ pub struct ClusterView {
     /// The network partitions in place: each cuts every link between its
     /// two sides.
     pub network_cuts: Vec<(Vec<NodeId>, Vec<NodeId>)>,
+    /// The brokers' replica.lag.time.max.ms: how long a follower may go
+    /// without catching up before its leader drops it from the ISR.
+    pub replica_lag_time_max_ms: u64,
 }
 
 impl ClusterView {

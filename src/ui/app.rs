@@ -524,6 +524,7 @@ pub fn app() -> Html {
     html! {
         <ContextProvider<Lang> context={lang}>
         <ContextProvider<FollowContext> context={follow_context}>
+        <ContextProvider<super::why::ViewContext> context={super::Shared(view.clone())}>
         <div class={classes!("app", state.playing.then_some("playing"))} lang={lang.code()}>
             <header class="app-header">
                 <div class="title-row">
@@ -610,9 +611,10 @@ pub fn app() -> Html {
                     <Produced producers={view.producers.clone()} />
                     <Consumed consumers={view.consumers.clone()} />
                 </div>
-                <super::inspector::SegmentInspector session={super::inspector::SharedSession(state.session.clone())} view={view.clone()} />
+                <super::inspector::SegmentInspector session={super::Shared(state.session.clone())} view={view.clone()} />
             </main>
         </div>
+        </ContextProvider<super::why::ViewContext>>
         </ContextProvider<FollowContext>>
         </ContextProvider<Lang>>
     }
@@ -1156,6 +1158,17 @@ struct PartitionCardProps {
 fn partition_card(props: &PartitionCardProps) -> Html {
     let t = use_context::<Lang>().unwrap_or_default().texts();
     let p = &props.partition;
+    // The reasons are drawn only while they are shown: they read the whole
+    // view, which changes on every step.
+    let open = use_state(|| false);
+    let on_toggle = {
+        let open = open.clone();
+        Callback::from(move |e: Event| {
+            if let Some(d) = e.target_dyn_into::<web_sys::HtmlDetailsElement>() {
+                open.set(d.open());
+            }
+        })
+    };
     let max = p.replica_offsets.iter().map(|(_, leo, _)| *leo).max().unwrap_or(0).max(1);
     let leader = p.leader.map(|l| l.to_string()).unwrap_or_else(|| "none".into());
     html! {
@@ -1188,6 +1201,12 @@ fn partition_card(props: &PartitionCardProps) -> Html {
                 }
             }) }
             </ul>
+            <details class="why" ontoggle={on_toggle}>
+                <summary aria-label={format!("Why? {}-{}", p.topic, p.partition)}>{ t.why_partition }</summary>
+                if *open {
+                    <super::why::PartitionWhyPanel topic={p.topic.clone()} partition={p.partition} />
+                }
+            </details>
         </div>
     }
 }

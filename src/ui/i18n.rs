@@ -207,6 +207,8 @@ pub struct Texts {
     pub did_not_move: &'static str,
     pub legend_followed: &'static str,
     pub partition_why: &'static str,
+    /// Opens a partition's reasons: its leader, its ISR, its HW.
+    pub why_partition: &'static str,
     pub link_too_long: &'static str,
 }
 
@@ -371,6 +373,7 @@ pub static EN: Texts = Texts {
     did_not_move: "It did not move within the steps tried.",
     legend_followed: "ringed: the request you follow",
     partition_why: "why this partition",
+    why_partition: "Why?",
     link_too_long: "This run is too long for a share link (more than 500,000 steps or 20,000 actions).",
 };
 
@@ -535,6 +538,7 @@ pub static KO: Texts = Texts {
     did_not_move: "시도한 단계 안에서 움직이지 않았습니다.",
     legend_followed: "고리 표시: 따라가는 요청",
     partition_why: "이 파티션인 이유",
+    why_partition: "왜?",
     link_too_long: "이 실행은 공유 링크에 담기에 너무 깁니다(500,000단계 또는 동작 20,000개 초과).",
 };
 

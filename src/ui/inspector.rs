@@ -14,14 +14,7 @@ use yew::prelude::*;
 
 /// The session, for reading a segment's bytes; equal only to itself, so a
 /// new run (a new session) draws the inspector afresh.
-#[derive(Clone)]
-pub struct SharedSession(pub Rc<RefCell<Session>>);
-
-impl PartialEq for SharedSession {
-    fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.0, &other.0)
-    }
-}
+pub type SharedSession = super::Shared<RefCell<Session>>;
 
 #[derive(Properties, PartialEq)]
 pub struct InspectorProps {

@@ -9,11 +9,29 @@ pub mod narrate;
 pub mod narrate_ko;
 pub mod quorum;
 pub mod follow;
+pub mod why;
 pub mod forms;
 pub mod session;
 pub mod setup;
 pub mod setup_form;
 pub mod share;
+
+/// A shared value that compares equal only to itself: as a prop or a
+/// context it tells Yew "the same object" at the cost of a pointer compare,
+/// where comparing the values would walk them whole.
+pub struct Shared<T>(pub std::rc::Rc<T>);
+
+impl<T> Clone for Shared<T> {
+    fn clone(&self) -> Self {
+        Self(self.0.clone())
+    }
+}
+
+impl<T> PartialEq for Shared<T> {
+    fn eq(&self, other: &Self) -> bool {
+        std::rc::Rc::ptr_eq(&self.0, &other.0)
+    }
+}
 
 /// Mounts the app on the page, after making sure a panic is never silent.
 #[cfg(target_arch = "wasm32")]

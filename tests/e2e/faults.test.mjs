@@ -60,8 +60,12 @@ test('a killed leader is fenced and replaced from the ISR; a restart rejoins it'
   const broker = page.getByRole('region', { name: `Broker ${old}` });
   await broker.getByText('stopped', { exact: true }).waitFor();
   await page.getByRole('button', { name: `Restart broker ${old}` }).waitFor();
-  // Until its session expires, the metadata still names the dead broker.
+  // Until its session expires, the metadata still names the dead broker,
+  // and the partition's Why? says so.
   assert.equal((await partitionFacts(page, 'orders-0')).leader, old);
+  const card = page.getByRole('group', { name: 'Partition orders-0' });
+  await card.getByLabel('Why? orders-0').click();
+  await card.getByText(`Broker ${old} is down, but the metadata still names it leader`).waitFor();
 
   const moved = await untilControllerEvent(page, async () => {
     const { leader } = await partitionFacts(page, 'orders-0');
@@ -70,6 +74,9 @@ test('a killed leader is fenced and replaced from the ISR; a restart rejoins it'
   assert.ok(moved, 'a new leader was elected');
   const after = await partitionFacts(page, 'orders-0');
   assert.ok(!after.isr.includes(old), `the dead broker left the ISR: ${after.isr}`);
+  // Why? now gives the election rule and why the dead broker left the ISR.
+  await card.getByText(`Broker ${after.leader} leads: the preferred leader, broker ${old}, is down`).waitFor();
+  await card.getByText(`Broker ${old} is out of the ISR: it is down`).waitFor();
   const narration = await page.getByRole('region', { name: 'What just happened' }).textContent();
   assert.ok(narration.length > 0);
 

@@ -219,6 +219,9 @@ test('the Korean switch translates the page and the narration, and the controls 
   const hangul = /[\uAC00-\uD7A3]/;
   assert.match(await page.locator('.tagline').textContent(), hangul);
   assert.match(await page.getByRole('region', { name: 'Broker 0' }).locator('h2').textContent(), /브로커 0/);
+  const card = page.getByRole('group', { name: 'Partition orders-0' });
+  await card.getByLabel('Why? orders-0').click();
+  await card.getByText(/할당 순서 .*의 첫 복제본\(선호 리더\)/).waitFor();
   // The accessible names stay English, so the same test code drives it.
   await page.getByRole('button', { name: 'Produce', exact: true }).click();
   await page.getByRole('button', { name: 'Step', exact: true }).click();

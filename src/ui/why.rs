@@ -1,0 +1,356 @@
+//! "Why?" for a partition: why this broker leads, why each replica is in
+//! or out of the ISR, and where the high watermark comes from, read from the
+//! view model alone (the committed metadata, each broker's status and the
+//! leader's record of its followers), with the rule Kafka applies.
+
+use super::i18n::Lang;
+use crate::sim::controller::BROKER_SESSION_TIMEOUT_MS;
+use crate::sim::view::{BrokerStatus, ClusterView};
+use yew::prelude::*;
+
+/// Why the partition has the leader it has.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LeaderWhy {
+    /// No majority of controller voters is up, so nobody can elect one.
+    NoActiveController,
+    /// No replica in the ISR is alive, and unclean election is off (or no
+    /// replica at all is alive): the partition is offline.
+    Offline { isr: Vec<u32>, any_alive: bool },
+    /// The leader is the preferred replica (first in assignment order),
+    /// alive and in the ISR.
+    Preferred { leader: u32, replicas: Vec<u32> },
+    /// The preferred replica could not lead, so the controller took the
+    /// first live ISR replica in assignment order.
+    FirstLiveInIsr { leader: u32, replicas: Vec<u32>, preferred: u32, preferred_status: Standing },
+    /// The leader is alive and in the ISR, so the controller keeps it even
+    /// though a replica earlier in assignment order could lead now.
+    Kept { leader: u32, leader_epoch: i32, preferred: u32 },
+    /// The leader's process is down but the controller has not fenced it
+    /// yet: the metadata still names it.
+    DownNotYetFenced { leader: u32 },
+}
+
+/// What keeps a replica from leading or from the ISR.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Standing {
+    Stopped,
+    Fenced,
+    OutOfIsr,
+}
+
+/// Why one replica is, or is not, in the ISR.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReplicaWhy {
+    Leader { broker: u32 },
+    /// A follower the leader saw caught up `ago_ms` ago.
+    InIsr { broker: u32, ago_ms: u64 },
+    Stopped { broker: u32 },
+    Fenced { broker: u32 },
+    /// Running, but not caught up with the leader for `behind_ms`.
+    Lagging { broker: u32, behind_ms: u64, log_end_offset: i64 },
+    /// Out of the ISR with nothing more known (no leader to ask).
+    OutOfIsr { broker: u32 },
+}
+
+/// Everything the "Why?" panel says about one partition.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PartitionWhy {
+    pub leader: LeaderWhy,
+    pub replicas: Vec<ReplicaWhy>,
+    /// The high watermark and the ISR members' log end offsets it is the
+    /// smallest of (as the leader knows them).
+    pub high_watermark: i64,
+    pub isr_offsets: Vec<(u32, i64)>,
+    pub replica_lag_time_max_ms: u64,
+}
+
+fn status_of(view: &ClusterView, broker: u32) -> BrokerStatus {
+    view.brokers.iter().find(|b| b.id == broker).map_or(BrokerStatus::Stopped, |b| b.status)
+}
+
+/// Kafka's controller elects only unfenced brokers: a stopped or fenced
+/// broker is not "alive" to it.
+fn can_lead(view: &ClusterView, broker: u32) -> bool {
+    matches!(status_of(view, broker), BrokerStatus::Running | BrokerStatus::ShuttingDown)
+}
+
+/// Reads the reasons for one partition from the view, or None if there is
+/// no such partition.
+pub fn partition_why(view: &ClusterView, topic: &str, partition: u32) -> Option<PartitionWhy> {
+    let p = view.partition(topic, partition)?;
+    let preferred = *p.replicas.first()?;
+    let no_controller = view.quorum.as_ref().is_some_and(|q| q.active.is_none());
+    let leader = match p.leader {
+        None if no_controller => LeaderWhy::NoActiveController,
+        None => LeaderWhy::Offline { isr: p.isr.clone(), any_alive: p.replicas.iter().any(|r| can_lead(view, *r)) },
+        Some(l) if status_of(view, l) == BrokerStatus::Stopped => LeaderWhy::DownNotYetFenced { leader: l },
+        Some(l) if l == preferred => LeaderWhy::Preferred { leader: l, replicas: p.replicas.clone() },
+        Some(l) => {
+            let first_live = p.replicas.iter().copied().find(|r| p.isr.contains(r) && can_lead(view, *r));
+            if first_live == Some(l) {
+                let preferred_status = match status_of(view, preferred) {
+                    BrokerStatus::Stopped => Standing::Stopped,
+                    BrokerStatus::Fenced => Standing::Fenced,
+                    _ => Standing::OutOfIsr,
+                };
+                LeaderWhy::FirstLiveInIsr { leader: l, replicas: p.replicas.clone(), preferred, preferred_status }
+            } else {
+                LeaderWhy::Kept { leader: l, leader_epoch: p.leader_epoch, preferred }
+            }
+        }
+    };
+    // What the leader's replica knows of its followers.
+    let leader_replica = p.leader.and_then(|l| view.replica(topic, partition, l));
+    let replicas = p
+        .replicas
+        .iter()
+        .map(|&b| {
+            let follower = leader_replica.and_then(|r| r.followers.iter().find(|f| f.broker == b));
+            if Some(b) == p.leader {
+                return ReplicaWhy::Leader { broker: b };
+            }
+            match status_of(view, b) {
+                BrokerStatus::Stopped if !p.isr.contains(&b) => return ReplicaWhy::Stopped { broker: b },
+                BrokerStatus::Fenced if !p.isr.contains(&b) => return ReplicaWhy::Fenced { broker: b },
+                _ => {}
+            }
+            match follower {
+                Some(f) if p.isr.contains(&b) => {
+                    ReplicaWhy::InIsr { broker: b, ago_ms: view.time_ms.saturating_sub(f.last_caught_up_time_ms) }
+                }
+                Some(f) => ReplicaWhy::Lagging {
+                    broker: b,
+                    behind_ms: view.time_ms.saturating_sub(f.last_caught_up_time_ms),
+                    log_end_offset: f.log_end_offset,
+                },
+                None if p.isr.contains(&b) => ReplicaWhy::InIsr { broker: b, ago_ms: 0 },
+                None => ReplicaWhy::OutOfIsr { broker: b },
+            }
+        })
+        .collect();
+    let isr_offsets = p.replica_offsets.iter().filter(|(b, _, _)| p.isr.contains(b)).map(|(b, leo, _)| (*b, *leo)).collect();
+    Some(PartitionWhy {
+        leader,
+        replicas,
+        high_watermark: p.high_watermark,
+        isr_offsets,
+        replica_lag_time_max_ms: view.replica_lag_time_max_ms,
+    })
+}
+
+fn list(brokers: &[u32]) -> String {
+    format!("{brokers:?}")
+}
+
+/// The leader's reason as one sentence.
+pub fn leader_text(lang: Lang, why: &LeaderWhy) -> String {
+    match (lang, why) {
+        (Lang::En, LeaderWhy::NoActiveController) => {
+            "No leader: there is no active controller (no majority of voters is up), so no one can elect one.".into()
+        }
+        (Lang::Ko, LeaderWhy::NoActiveController) => {
+            "리더 없음: 활성 컨트롤러가 없어(과반의 보터가 살아 있지 않음) 리더를 선출할 수 없습니다.".into()
+        }
+        (Lang::En, LeaderWhy::Offline { isr, any_alive: true }) => format!(
+            "No leader: no replica in the ISR {} is alive, and with unclean.leader.election.enable off the controller will not pick a replica outside it, which could lack acknowledged records. The partition stays offline until an ISR member returns.",
+            list(isr)
+        ),
+        (Lang::Ko, LeaderWhy::Offline { isr, any_alive: true }) => format!(
+            "리더 없음: ISR {}의 복제본이 하나도 살아 있지 않고, unclean.leader.election.enable이 꺼져 있어 확인 응답된 레코드가 없을 수 있는 ISR 밖 복제본은 고르지 않습니다. ISR 멤버가 돌아올 때까지 파티션은 오프라인입니다.",
+            list(isr)
+        ),
+        (Lang::En, LeaderWhy::Offline { any_alive: false, .. }) => {
+            "No leader: none of its replicas is alive. The partition stays offline until one returns.".into()
+        }
+        (Lang::Ko, LeaderWhy::Offline { any_alive: false, .. }) => {
+            "리더 없음: 살아 있는 복제본이 없습니다. 하나가 돌아올 때까지 파티션은 오프라인입니다.".into()
+        }
+        (Lang::En, LeaderWhy::Preferred { leader, replicas }) => format!(
+            "Broker {leader} leads: it is the preferred leader, the first replica in assignment order {}, and it is alive and in the ISR.",
+            list(replicas)
+        ),
+        (Lang::Ko, LeaderWhy::Preferred { leader, replicas }) => format!(
+            "브로커 {leader}가 리더입니다: 할당 순서 {}의 첫 복제본(선호 리더)이고, 살아 있으며 ISR에 있습니다.",
+            list(replicas)
+        ),
+        (Lang::En, LeaderWhy::FirstLiveInIsr { leader, replicas, preferred, preferred_status }) => format!(
+            "Broker {leader} leads: the preferred leader, broker {preferred}, {}, so the active controller chose the first replica in assignment order {} that is alive and in the ISR.",
+            match preferred_status {
+                Standing::Stopped => "is down",
+                Standing::Fenced => "is fenced",
+                Standing::OutOfIsr => "is out of the ISR",
+            },
+            list(replicas)
+        ),
+        (Lang::Ko, LeaderWhy::FirstLiveInIsr { leader, replicas, preferred, preferred_status }) => format!(
+            "브로커 {leader}가 리더입니다: 선호 리더인 브로커 {preferred}가 {}, 활성 컨트롤러가 할당 순서 {}에서 살아 있고 ISR에 있는 첫 복제본을 골랐습니다.",
+            match preferred_status {
+                Standing::Stopped => "멈춰 있어",
+                Standing::Fenced => "펜싱되어",
+                Standing::OutOfIsr => "ISR 밖에 있어",
+            },
+            list(replicas)
+        ),
+        (Lang::En, LeaderWhy::Kept { leader, leader_epoch, preferred }) => format!(
+            "Broker {leader} has led since leader epoch {leader_epoch}: the controller keeps a leader that is alive and in the ISR. Broker {preferred}, the preferred leader, could lead again; Kafka moves leadership back only by a preferred leader election (auto.leader.rebalance.enable checks every 300 s, which this simulation does not run)."
+        ),
+        (Lang::Ko, LeaderWhy::Kept { leader, leader_epoch, preferred }) => format!(
+            "브로커 {leader}가 리더 에포크 {leader_epoch}부터 리더입니다: 컨트롤러는 살아 있고 ISR에 있는 리더를 바꾸지 않습니다. 선호 리더인 브로커 {preferred}가 다시 리더가 될 수 있지만, Kafka는 선호 리더 선출로만 리더십을 되돌립니다(auto.leader.rebalance.enable이 300초마다 확인하며, 이 시뮬레이션은 그것을 실행하지 않습니다)."
+        ),
+        (Lang::En, LeaderWhy::DownNotYetFenced { leader }) => format!(
+            "Broker {leader} is down, but the metadata still names it leader: the active controller fences a broker only after broker.session.timeout.ms ({} s) without a heartbeat, and elects a new leader then.",
+            BROKER_SESSION_TIMEOUT_MS / 1000
+        ),
+        (Lang::Ko, LeaderWhy::DownNotYetFenced { leader }) => format!(
+            "브로커 {leader}는 멈췄지만 메타데이터에는 아직 리더로 남아 있습니다: 활성 컨트롤러는 broker.session.timeout.ms({}초) 동안 하트비트가 없어야 브로커를 펜싱하고, 그때 새 리더를 뽑습니다.",
+            BROKER_SESSION_TIMEOUT_MS / 1000
+        ),
+    }
+}
+
+/// One replica's ISR standing as one sentence.
+pub fn replica_text(lang: Lang, why: &ReplicaWhy, lag_max_ms: u64) -> String {
+    match (lang, why) {
+        (Lang::En, ReplicaWhy::Leader { broker }) => format!("Broker {broker} is the leader: it is always in the ISR."),
+        (Lang::Ko, ReplicaWhy::Leader { broker }) => format!("브로커 {broker}는 리더이므로 항상 ISR에 있습니다."),
+        (Lang::En, ReplicaWhy::InIsr { broker, ago_ms }) => format!(
+            "Broker {broker} is in the ISR: its last fetch that reached the leader's log end offset was {ago_ms} ms ago, within replica.lag.time.max.ms ({lag_max_ms} ms)."
+        ),
+        (Lang::Ko, ReplicaWhy::InIsr { broker, ago_ms }) => format!(
+            "브로커 {broker}는 ISR에 있습니다: 리더의 로그 끝 오프셋까지 따라잡은 마지막 페치가 {ago_ms} ms 전으로, replica.lag.time.max.ms({lag_max_ms} ms) 이내입니다."
+        ),
+        (Lang::En, ReplicaWhy::Stopped { broker }) => {
+            format!("Broker {broker} is out of the ISR: it is down, and the active controller removed it when it fenced the broker.")
+        }
+        (Lang::Ko, ReplicaWhy::Stopped { broker }) => {
+            format!("브로커 {broker}는 ISR 밖입니다: 멈춰 있고, 활성 컨트롤러가 브로커를 펜싱하면서 ISR에서 뺐습니다.")
+        }
+        (Lang::En, ReplicaWhy::Fenced { broker }) => format!(
+            "Broker {broker} is out of the ISR: it is fenced (no heartbeat within broker.session.timeout.ms, or not yet caught up with the metadata log), and a fenced broker is removed from every ISR."
+        ),
+        (Lang::Ko, ReplicaWhy::Fenced { broker }) => format!(
+            "브로커 {broker}는 ISR 밖입니다: 펜싱되었고(broker.session.timeout.ms 안에 하트비트가 없거나 메타데이터 로그를 아직 따라잡지 못함), 펜싱된 브로커는 모든 ISR에서 빠집니다."
+        ),
+        (Lang::En, ReplicaWhy::Lagging { broker, behind_ms, log_end_offset }) => format!(
+            "Broker {broker} is out of the ISR: none of its fetches has reached the leader's log end offset for {behind_ms} ms (it is at offset {log_end_offset}); the leader drops a follower after replica.lag.time.max.ms ({lag_max_ms} ms), and takes it back once it catches up to the high watermark."
+        ),
+        (Lang::Ko, ReplicaWhy::Lagging { broker, behind_ms, log_end_offset }) => format!(
+            "브로커 {broker}는 ISR 밖입니다: {behind_ms} ms 동안 어떤 페치도 리더의 로그 끝 오프셋에 닿지 못했습니다(오프셋 {log_end_offset}에 있음). 리더는 replica.lag.time.max.ms({lag_max_ms} ms)가 지나면 팔로워를 빼고, 하이 워터마크까지 따라잡으면 다시 넣습니다."
+        ),
+        (Lang::En, ReplicaWhy::OutOfIsr { broker }) => {
+            format!("Broker {broker} is out of the ISR; with no leader there is no follower state to say more.")
+        }
+        (Lang::Ko, ReplicaWhy::OutOfIsr { broker }) => {
+            format!("브로커 {broker}는 ISR 밖입니다. 리더가 없어 팔로워 상태를 더 알 수 없습니다.")
+        }
+    }
+}
+
+/// Where the high watermark comes from, as one sentence.
+pub fn high_watermark_text(lang: Lang, why: &PartitionWhy) -> String {
+    let offsets = |word: &str, at: &str| -> String {
+        why.isr_offsets.iter().map(|(b, leo)| format!("{word} {b}{at}{leo}")).collect::<Vec<_>>().join(", ")
+    };
+    match lang {
+        Lang::En => format!(
+            "HW {}: the leader moves it to the smallest log end offset in the ISR as it learns them from the followers' fetches ({}). Consumers read only below it.",
+            why.high_watermark,
+            offsets("broker", " at ")
+        ),
+        Lang::Ko => format!(
+            "HW {}: 리더는 팔로워의 페치로 알게 된 ISR의 로그 끝 오프셋 중 가장 작은 값으로 HW를 옮깁니다(ISR 로그 끝 오프셋: {}). 컨슈머는 그 아래만 읽습니다.",
+            why.high_watermark,
+            offsets("브로커", ": ")
+        ),
+    }
+}
+
+/// The view, for the parts of the page that explain it on demand.
+pub type ViewContext = super::Shared<ClusterView>;
+
+#[derive(Properties, PartialEq)]
+pub struct WhyProps {
+    pub topic: AttrValue,
+    pub partition: u32,
+}
+
+/// The "Why?" of one partition. It reads the whole view from a context, so
+/// it is drawn only while it is open (the partition cards stay cheap).
+#[function_component(PartitionWhyPanel)]
+pub fn partition_why_panel(props: &WhyProps) -> Html {
+    let lang = use_context::<Lang>().unwrap_or_default();
+    let Some(view) = use_context::<ViewContext>() else {
+        return html! {};
+    };
+    let Some(why) = partition_why(&view.0, &props.topic, props.partition) else {
+        return html! {};
+    };
+    html! {
+        <ul class="why-list">
+            <li>{ leader_text(lang, &why.leader) }</li>
+            { for why.replicas.iter().map(|r| html! { <li>{ replica_text(lang, r, why.replica_lag_time_max_ms) }</li> }) }
+            <li>{ high_watermark_text(lang, &why) }</li>
+        </ul>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::simulation::Command;
+    use crate::ui::session::Session;
+
+    fn why(s: &Session, partition: u32) -> PartitionWhy {
+        partition_why(&s.view(), "orders", partition).expect("orders has this partition")
+    }
+
+    #[test]
+    fn a_healthy_cluster_has_preferred_leaders_and_a_full_isr() {
+        let s = Session::default();
+        let w = why(&s, 0);
+        assert!(matches!(w.leader, LeaderWhy::Preferred { .. }), "{w:?}");
+        assert_eq!(w.replicas.iter().filter(|r| matches!(r, ReplicaWhy::Leader { .. })).count(), 1);
+        assert_eq!(w.replicas.iter().filter(|r| matches!(r, ReplicaWhy::InIsr { .. })).count(), 2, "{w:?}");
+        assert_eq!(w.replica_lag_time_max_ms, 30_000);
+        assert!(leader_text(Lang::En, &w.leader).contains("preferred leader"));
+    }
+
+    #[test]
+    fn a_killed_leader_is_named_until_fenced_then_the_first_live_isr_replica_leads() {
+        let mut s = Session::default();
+        let preferred = s.view().partition("orders", 0).unwrap().replicas[0];
+        s.command_now(Command::KillBroker { broker: preferred }).unwrap();
+        assert_eq!(why(&s, 0).leader, LeaderWhy::DownNotYetFenced { leader: preferred });
+        // Step until the controller fences the broker and elects anew.
+        let (_, moved) = s.step_until(50_000, |_| false);
+        assert!(!moved);
+        let w = why(&s, 0);
+        match &w.leader {
+            LeaderWhy::FirstLiveInIsr { preferred: p, preferred_status, leader, replicas } => {
+                assert_eq!(*p, preferred);
+                assert_eq!(*preferred_status, Standing::Stopped);
+                let expected = replicas.iter().copied().find(|r| *r != preferred).unwrap();
+                assert_eq!(*leader, expected, "the first live ISR replica in assignment order");
+            }
+            other => panic!("expected a new leader from the ISR, got {other:?}"),
+        }
+        assert!(w.replicas.contains(&ReplicaWhy::Stopped { broker: preferred }), "{w:?}");
+        assert!(replica_text(Lang::Ko, &ReplicaWhy::Stopped { broker: preferred }, 30_000).contains("ISR 밖"));
+
+        // Back again, it rejoins the ISR but does not take leadership back.
+        s.command_now(Command::RestartBroker { broker: preferred }).unwrap();
+        s.step_until(50_000, |_| false);
+        let w = why(&s, 0);
+        assert!(matches!(w.leader, LeaderWhy::Kept { preferred: p, .. } if p == preferred), "{w:?}");
+        assert!(leader_text(Lang::En, &w.leader).contains("preferred leader election"));
+    }
+
+    #[test]
+    fn the_high_watermark_is_explained_by_the_isr_offsets() {
+        let s = Session::default();
+        let w = why(&s, 1);
+        assert_eq!(w.isr_offsets.len(), 3);
+        let text = high_watermark_text(Lang::En, &w);
+        assert!(text.starts_with(&format!("HW {}", w.high_watermark)), "{text}");
+    }
+}
