@@ -1223,6 +1223,19 @@ struct ClusterProps {
 fn cluster(props: &ClusterProps) -> Html {
     let t = use_context::<Lang>().unwrap_or_default().texts();
     let view = &props.view;
+    // Inside one broker or all: with many brokers a learner can keep the
+    // one they watch next to the map. A broker that no longer exists (a new
+    // setup) falls back to all.
+    let shown = use_state(|| None::<u32>);
+    let only = shown.filter(|id| view.brokers.iter().any(|b| b.id == *id));
+    let on_show = {
+        let shown = shown.clone();
+        Callback::from(move |e: Event| {
+            if let Some(s) = e.target_dyn_into::<web_sys::HtmlSelectElement>() {
+                shown.set(s.value().parse().ok());
+            }
+        })
+    };
     html! {
         <section class="cluster" aria-label="Cluster">
             <p class="legend" aria-label="Legend">
@@ -1262,7 +1275,16 @@ fn cluster(props: &ClusterProps) -> Html {
                 }) }
                 </ul>
             </div>
-            { for view.brokers.iter().map(|b| html! {
+            <div class="broker-choice">
+                <label for="show-brokers">{ t.show_brokers }</label>
+                <select id="show-brokers" aria-label="Show brokers" onchange={on_show}>
+                    <option value="all" selected={only.is_none()}>{ t.all_brokers }</option>
+                    { for view.brokers.iter().map(|b| html! {
+                        <option value={b.id.to_string()} selected={only == Some(b.id)}>{ format!("{} {}", t.broker, b.id) }</option>
+                    }) }
+                </select>
+            </div>
+            { for view.brokers.iter().filter(|b| only.is_none_or(|id| id == b.id)).map(|b| html! {
                 <Broker key={b.id} broker={b.clone()} visited={props.visited.get(&b.id).cloned().unwrap_or_default()}
                     on_fault={view.quorum.is_some().then(|| props.on_fault.clone())}
                     isolate={super::quorum::isolate(view, NodeId::Broker(b.id))}

@@ -258,3 +258,20 @@ test('the segment inspector decodes a batch field by field and lights up its byt
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('inside one broker or all: the broker choice draws only the chosen one', async () => {
+  const { page, problems } = await openApp(browser.context, browser.server.url);
+  const brokers = page.getByRole('region', { name: /^Broker \d+$/ });
+  assert.equal(await brokers.count(), 3);
+  await page.getByLabel('Show brokers').selectOption({ label: 'Broker 1' });
+  await page.waitForFunction(() => document.querySelectorAll('section.broker').length === 1);
+  assert.equal(await brokers.count(), 1);
+  await page.getByRole('region', { name: 'Broker 1' }).waitFor();
+  // The map still shows every broker; stepping keeps the choice.
+  await page.getByRole('button', { name: 'Step', exact: true }).click();
+  assert.equal(await brokers.count(), 1);
+  await page.getByLabel('Show brokers').selectOption({ label: 'every broker' });
+  await page.waitForFunction(() => document.querySelectorAll('section.broker').length === 3);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
