@@ -6,7 +6,7 @@ use super::super::config::TopicConfig;
 use super::super::ids::TopicPartition;
 use super::super::log::log::Log;
 use super::producer_state::ProducerStateManager;
-use std::collections::BTreeMap;
+use crate::sim::collections::BTreeMap;
 
 /// What the leader knows of one follower (Kafka's `Replica`).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -16,7 +16,8 @@ use super::super::trace::{Direction, PartitionReason, Stage, TraceKind};
 use super::metadata::MetadataState;
 use super::ClientTimer;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, VecDeque};
+use crate::sim::collections::BTreeMap;
+use std::collections::VecDeque;
 
 /// A record the application hands to `send()`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -25,7 +25,8 @@
 
 use super::timing_wheel::{AddResult, Timer, WheelView, DEFAULT_TICK_MS, DEFAULT_WHEEL_SIZE};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, VecDeque};
+use crate::sim::collections::BTreeMap;
+use std::collections::VecDeque;
 
 /// Kafka's default `*.purgatory.purge.interval.requests`.
 pub const DEFAULT_PURGE_INTERVAL_REQUESTS: u64 = 1000;

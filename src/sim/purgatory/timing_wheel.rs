@@ -25,7 +25,7 @@
 //! Times are expected to be non-negative milliseconds of simulated time.
 
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet};
+use crate::sim::collections::{BTreeMap, BTreeSet};
 
 /// Kafka's `SystemTimer` default tick (1 ms).
 pub const DEFAULT_TICK_MS: i64 = 1;

@@ -2,7 +2,7 @@
 //! has replicated, the high watermark that follows from it, the
 //! check-quorum timer, and the fetches held in purgatory (long polls).
 
-use std::collections::{BTreeMap, BTreeSet};
+use super::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
