@@ -24,7 +24,7 @@ use super::raft::output::{RaftOutput, RaftTimer};
 use super::raft::state::RaftDurable;
 use super::trace::TraceKind;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet};
+use crate::sim::collections::{BTreeMap, BTreeSet};
 
 /// The records of the metadata log, under Kafka's names
 /// (metadata/src/main/resources/common/metadata/*.json).

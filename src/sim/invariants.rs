@@ -17,7 +17,7 @@ use super::protocol::ErrorCode;
 use super::record::batch::BatchHeader;
 use super::simulation::Simulation;
 use super::trace::TraceKind;
-use std::collections::{BTreeMap, BTreeSet};
+use crate::sim::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 /// The properties checked.

@@ -4,6 +4,7 @@
 
 pub mod broker;
 pub mod client;
+pub mod collections;
 pub mod config;
 pub mod controller;
 pub mod event_queue;

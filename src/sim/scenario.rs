@@ -16,7 +16,7 @@ use super::client::producer::RecordState;
 use super::protocol::ErrorCode;
 use super::simulation::{ClientSpec, ClusterConfig, Command, CommandError, ConfigError, Simulation};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use crate::sim::collections::BTreeMap;
 use std::fmt;
 
 /// The seed a scenario runs with when neither it nor the caller names one.

@@ -18,7 +18,7 @@ use super::trace::{Direction, TraceEvent, TraceKind};
 use super::view::{BrokerStatus, ClusterView, ControllerView, InFlightView, QuorumView};
 use serde::{Deserialize, Serialize};
 use super::event_queue::{EventQueue, QueueOrder};
-use std::collections::{BTreeMap, BTreeSet};
+use crate::sim::collections::{sort_by_key, BTreeMap, BTreeSet};
 use std::fmt;
 
 /// The most brokers a cluster may have. The core handles dozens; the UI
@@ -358,7 +358,7 @@ fn validate(config: &ClusterConfig) -> Result<(), ConfigError> {
             "replica.lag.time.max.ms must be at least 2 and log.retention.check.interval.ms at least 1",
         ));
     }
-    let mut names = std::collections::BTreeSet::new();
+    let mut names = BTreeSet::new();
     for t in &config.topics {
         if !valid_topic_name(&t.name) {
             return Err(ConfigError::new(
@@ -1087,7 +1087,7 @@ impl Simulation {
             })
             .collect();
         // The heap's internal order is not meaningful; sort for a stable view.
-        in_flight.sort_by_key(|f| (f.arrives_at_ms, f.request, f.from, f.to));
+        sort_by_key(&mut in_flight, |f| (f.arrives_at_ms, f.request, f.from, f.to));
         let partitions = super::view::partition_views(&self.topics, &brokers, image.as_ref());
         let network_cuts = self.cuts.iter().map(|(a, b)| (a.iter().copied().collect(), b.iter().copied().collect())).collect();
         ClusterView {

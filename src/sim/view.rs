@@ -11,7 +11,7 @@ use super::purgatory::timing_wheel::WheelView;
 use super::raft::state::RaftView;
 use super::trace::{Direction, WaitReason};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use crate::sim::collections::BTreeMap;
 
 /// A request or response as a token on the screen.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -13,7 +13,7 @@ use crate::sim::simulation::Command;
 use crate::sim::trace::{Direction, Stage as SimStage};
 use crate::sim::view::{BrokerStatus, BrokerView, ClusterView, ConsumerView, PartitionView, ProducerView, Token};
 use std::cell::RefCell;
-use std::collections::BTreeSet;
+use crate::sim::collections::BTreeSet;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -1215,7 +1215,7 @@ fn partition_card(props: &PartitionCardProps) -> Html {
 struct ClusterProps {
     view: Rc<ClusterView>,
     /// The stages of each broker the followed request has been in.
-    visited: Rc<std::collections::BTreeMap<u32, BTreeSet<SimStage>>>,
+    visited: Rc<crate::sim::collections::BTreeMap<u32, BTreeSet<SimStage>>>,
     on_fault: Callback<Command>,
 }
 

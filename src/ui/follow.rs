@@ -5,7 +5,7 @@
 
 use crate::sim::ids::{NodeId, RequestId, TopicPartition};
 use crate::sim::trace::{Direction, Stage, TraceEvent, TraceKind};
-use std::collections::{BTreeMap, BTreeSet};
+use crate::sim::collections::{BTreeMap, BTreeSet};
 
 pub use crate::sim::trace::events_of;
 

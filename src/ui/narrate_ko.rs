@@ -510,7 +510,7 @@ pub(crate) fn ro(word: impl Display) -> String {
 mod tests {
     use super::*;
     use crate::sim::ids::TopicPartition;
-    use std::collections::BTreeSet;
+    use crate::sim::collections::BTreeSet;
 
     fn has_hangul(s: &str) -> bool {
         s.chars().any(|c| ('\u{AC00}'..='\u{D7A3}').contains(&c))

@@ -17,7 +17,7 @@ use kafkascope::sim::node::{Ctx, Output, Timer};
 use kafkascope::sim::protocol::Message;
 use kafkascope::sim::rng::SimRng;
 use kafkascope::sim::trace::TraceKind;
-use std::collections::BTreeMap;
+use kafkascope::sim::collections::BTreeMap;
 
 #[derive(Clone, Debug)]
 enum Event {

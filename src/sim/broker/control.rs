@@ -14,7 +14,7 @@ use super::super::protocol::{ErrorCode, Message};
 use super::super::trace::TraceKind;
 use super::partition::Partition;
 use super::{Broker, BrokerTimer, PartitionAssignment};
-use std::collections::BTreeMap;
+use crate::sim::collections::BTreeMap;
 
 /// How long a broker waits for a controller's answer before it tries the
 /// next controller.

@@ -11,7 +11,7 @@ use super::super::protocol::{
 use super::super::record::batch;
 use super::super::trace::{Direction, Stage, TraceKind};
 use super::{Broker, BrokerTimer};
-use std::collections::BTreeSet;
+use crate::sim::collections::BTreeSet;
 
 /// `replica.socket.timeout.ms`: how long a follower waits for a fetch's
 /// answer before it gives the request up.

@@ -15,7 +15,7 @@ use super::super::trace::{Direction, Stage, TraceKind, WaitReason};
 use super::partition::{IsrChange, Partition};
 use super::producer_state::{BatchMetadata, SequenceCheck};
 use super::{Broker, BrokerTimer, IoWork};
-use std::collections::BTreeMap;
+use crate::sim::collections::BTreeMap;
 
 /// What an API handler decided.
 #[derive(Clone, Debug)]

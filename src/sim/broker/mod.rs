@@ -20,7 +20,8 @@ use super::trace::Stage;
 use fetcher::ReplicaFetcher;
 use handlers::{DelayedFetch, DelayedProduce, HandlerOutcome};
 use partition::Partition;
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use crate::sim::collections::{BTreeMap, BTreeSet};
+use std::collections::VecDeque;
 
 
 /// A broker's timers: each completes one hop of the request path or runs one

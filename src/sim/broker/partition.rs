@@ -6,7 +6,7 @@ use super::super::config::TopicConfig;
 use super::super::ids::TopicPartition;
 use super::super::log::log::Log;
 use super::producer_state::ProducerStateManager;
-use std::collections::BTreeMap;
+use crate::sim::collections::{sort_by_key, BTreeMap};
 
 /// What the leader knows of one follower (Kafka's `Replica`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -132,7 +132,7 @@ impl Partition {
         if state.log_end_offset >= self.high_watermark && state.log_end_offset >= epoch_start {
             let follower_leo = state.log_end_offset;
             self.isr.push(follower);
-            self.isr.sort_by_key(|r| self.replicas.iter().position(|x| x == r));
+            sort_by_key(&mut self.isr, |r| self.replicas.iter().position(|x| x == r));
             self.partition_epoch += 1;
             return Some(IsrChange::Expanded { added: follower, follower_leo });
         }

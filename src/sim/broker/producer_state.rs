@@ -3,7 +3,8 @@
 //! epoch and the metadata of its last five batches, so a retried batch is
 //! recognised and answered with its original offsets instead of appended twice.
 
-use std::collections::{BTreeMap, VecDeque};
+use crate::sim::collections::BTreeMap;
+use std::collections::VecDeque;
 
 /// How many batches per producer the broker remembers (Kafka's
 /// `ProducerStateEntry.NUM_BATCHES_TO_RETAIN`), which is why

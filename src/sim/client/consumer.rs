@@ -11,7 +11,7 @@ use super::super::trace::{Direction, Stage, TraceKind};
 use super::metadata::MetadataState;
 use super::ClientTimer;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use crate::sim::collections::BTreeMap;
 
 /// One record a consumer received.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -7,7 +7,7 @@ use super::super::node::{Ctx, Timer};
 use super::ClientTimer;
 use super::super::protocol::{ErrorCode, Message, Request, RequestBody, ResponseBody};
 use super::super::trace::TraceKind;
-use std::collections::{BTreeMap, BTreeSet};
+use crate::sim::collections::{BTreeMap, BTreeSet};
 
 #[derive(Clone, Debug)]
 pub struct MetadataState {

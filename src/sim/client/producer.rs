@@ -16,7 +16,8 @@ use super::super::trace::{Direction, PartitionReason, Stage, TraceKind};
 use super::metadata::MetadataState;
 use super::ClientTimer;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, VecDeque};
+use crate::sim::collections::{sort_by_key, BTreeMap};
+use std::collections::VecDeque;
 
 /// A record the application hands to `send()`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -437,7 +438,7 @@ impl Producer {
         if let Some(topic) = need_metadata {
             self.metadata.request(ctx, self.id, &mut self.next_correlation_id, &topic);
         }
-        by_node.sort_by_key(|(node, _)| *node);
+        sort_by_key(&mut by_node, |(node, _)| *node);
         let mut start = 0;
         while start < by_node.len() {
             let node = by_node[start].0;

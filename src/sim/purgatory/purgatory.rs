@@ -25,7 +25,8 @@
 
 use super::timing_wheel::{AddResult, Timer, WheelView, DEFAULT_TICK_MS, DEFAULT_WHEEL_SIZE};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, VecDeque};
+use crate::sim::collections::{sort_by_key, BTreeMap};
+use std::collections::VecDeque;
 
 /// Kafka's default `*.purgatory.purge.interval.requests`.
 pub const DEFAULT_PURGE_INTERVAL_REQUESTS: u64 = 1000;
@@ -248,7 +249,7 @@ impl<K: Ord + Clone, Op> Purgatory<K, Op> {
                     .map(|entry| (entry.deadline_ms, id, entry.op))
             })
             .collect();
-        expired.sort_by_key(|&(deadline, id, _)| (deadline, id));
+        sort_by_key(&mut expired, |&(deadline, id, _)| (deadline, id));
 
         let delayed = self.timer.size();
         if self.estimated_total_operations.saturating_sub(delayed)

@@ -25,7 +25,7 @@
 //! Times are expected to be non-negative milliseconds of simulated time.
 
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet};
+use crate::sim::collections::{sort_by_key, BTreeMap, BTreeSet};
 
 /// Kafka's `SystemTimer` default tick (1 ms).
 pub const DEFAULT_TICK_MS: i64 = 1;
@@ -221,7 +221,7 @@ impl<T> Timer<T> {
                 self.reinsert(id, &mut expired);
             }
         }
-        expired.sort_by_key(|&(expiration, seq, _, _)| (expiration, seq));
+        sort_by_key(&mut expired, |&(expiration, seq, _, _)| (expiration, seq));
         expired
             .into_iter()
             .map(|(_, _, id, payload)| (id, payload))

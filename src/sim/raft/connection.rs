@@ -3,7 +3,7 @@
 //! error. Every state transition resets it, which is how responses to the
 //! previous state's requests come to be ignored.
 
-use std::collections::BTreeMap;
+use super::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 

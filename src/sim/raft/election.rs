@@ -3,7 +3,7 @@
 //! `RaftUtil.binaryExponentialElectionBackoffMs`,
 //! `KafkaRaftClient.strictExponentialElectionBackoffMs`).
 
-use std::collections::BTreeMap;
+use super::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 

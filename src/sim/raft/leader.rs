@@ -2,7 +2,7 @@
 //! has replicated, the high watermark that follows from it, the
 //! check-quorum timer, and the fetches held in purgatory (long polls).
 
-use std::collections::{BTreeMap, BTreeSet};
+use super::collections::{sort_by, BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -183,7 +183,7 @@ impl LeaderState {
             .map(|progress| progress.end_offset)
             .collect();
         // Descending, with voters that have not fetched yet last.
-        offsets.sort_by(|a, b| b.cmp(a));
+        sort_by(&mut offsets, |a, b| b.cmp(a));
         let candidate = offsets.get(self.replicas.len() / 2).copied().flatten()?;
         if candidate <= self.epoch_start_offset {
             return None;
@@ -206,7 +206,7 @@ impl LeaderState {
             .values()
             .filter(|progress| progress.id != self.local_id)
             .collect();
-        others.sort_by(|a, b| b.end_offset.cmp(&a.end_offset).then(a.id.cmp(&b.id)));
+        sort_by(&mut others, |a, b| b.end_offset.cmp(&a.end_offset).then(a.id.cmp(&b.id)));
         others.iter().map(|progress| progress.id).collect()
     }
 }

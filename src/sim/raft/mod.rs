@@ -39,3 +39,9 @@ pub mod node;
 pub mod output;
 pub mod state;
 pub mod testkit;
+
+/// The ordered maps and sets the tree uses: the crate's sorted vectors,
+/// which are much smaller in the page than std's B-tree (see
+/// `sim::collections`). A standalone copy of the tree can make this
+/// `std::collections`; the API is the same.
+pub(crate) use super::collections;

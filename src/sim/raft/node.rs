@@ -6,7 +6,7 @@
 //! acts on expired deadlines, sends whatever requests the current state
 //! needs, and re-arms timers for the next deadlines.
 
-use std::collections::{BTreeMap, BTreeSet};
+use super::collections::{BTreeMap, BTreeSet};
 use std::fmt::Debug;
 
 use serde::{Deserialize, Serialize};

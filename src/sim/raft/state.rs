@@ -1,7 +1,7 @@
 //! The epoch states of Kafka's QuorumState, the durable election record (the
 //! `quorum-state` file) and the plain views the UI reads.
 
-use std::collections::BTreeSet;
+use super::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 

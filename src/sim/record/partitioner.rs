@@ -10,7 +10,7 @@
 //! seeded generator as a closure, so a simulation run replays exactly.
 
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use crate::sim::collections::BTreeMap;
 use std::fmt;
 
 /// Why no partition could be chosen.

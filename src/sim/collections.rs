@@ -1,0 +1,837 @@
+//! Ordered maps and sets kept as sorted vectors, with the part of
+//! `std::collections::BTreeMap`'s and `BTreeSet`'s API this crate uses, under
+//! the same names.
+//!
+//! Why: the page is downloaded by every learner, and each pair of key and
+//! value types given to std's B-tree instantiates its whole node code (insert
+//! with splits, remove with stealing and merging, subtree clone, drop, and a
+//! stable sort for every `collect`): with the fifty or so maps of the
+//! simulation that was about a fifth of the WebAssembly. A sorted `Vec`
+//! needs a binary search, a `Vec::insert` and a `Vec::remove` per
+//! instantiation, a small fraction of that.
+//!
+//! What stays the same: iteration is in key order, so every loop over a map
+//! or set visits the same entries in the same order as with std's B-tree, and
+//! the simulation runs event for event as before (the golden trace hash in
+//! `tests/determinism.rs` checks it). `insert` into a map replaces the value
+//! and keeps the key; `collect` and `extend` keep the last value of equal
+//! keys; `Debug`, `PartialEq`, `Ord`, `Hash` and serde's form are std's.
+//!
+//! What differs: inserting or removing in the middle moves the entries after
+//! it, O(n) instead of O(log n). The maps here are small (brokers,
+//! partitions, in-flight requests, pending operations) and their keys mostly
+//! grow, so most inserts land at the end.
+
+use std::borrow::Borrow;
+use std::fmt;
+use std::iter::FusedIterator;
+use std::ops::{Bound, Index, RangeBounds};
+
+/// The index range `start..end` of the sorted `items` whose key (`key_of`)
+/// is in `range`; empty when the range's start is after its end.
+fn bounds<E, T: ?Sized + Ord>(items: &[E], range: &impl RangeBounds<T>, key_of: impl Fn(&E) -> &T) -> (usize, usize) {
+    let start = match range.start_bound() {
+        Bound::Included(s) => items.partition_point(|e| key_of(e) < s),
+        Bound::Excluded(s) => items.partition_point(|e| key_of(e) <= s),
+        Bound::Unbounded => 0,
+    };
+    let end = match range.end_bound() {
+        Bound::Included(e) => items.partition_point(|x| key_of(x) <= e),
+        Bound::Excluded(e) => items.partition_point(|x| key_of(x) < e),
+        Bound::Unbounded => items.len(),
+    };
+    (start, end.max(start))
+}
+
+// ------------------------------------------------------------------ sorting
+
+/// Sorts `items` stably by `key`: the order `slice::sort_by_key` gives.
+///
+/// A binary insertion sort, whose few instructions per instantiation keep
+/// the page small where std's stable sort brings several kilobytes for each
+/// element type and key; the lists sorted here are short (replicas, voters,
+/// expired timers, a producer's ready batches, messages in flight).
+pub fn sort_by_key<T, K: Ord>(items: &mut [T], mut key: impl FnMut(&T) -> K) {
+    sort_by(items, |a, b| key(a).cmp(&key(b)));
+}
+
+/// Sorts `items` stably by `compare`: the order `slice::sort_by` gives.
+pub fn sort_by<T>(items: &mut [T], mut compare: impl FnMut(&T, &T) -> std::cmp::Ordering) {
+    for i in 1..items.len() {
+        // After the last item that is not greater, so equal items keep
+        // their order.
+        let at = items[..i].partition_point(|sorted| compare(sorted, &items[i]).is_le());
+        for j in (at..i).rev() {
+            items.swap(j, j + 1);
+        }
+    }
+}
+
+// ------------------------------------------------------------------ map
+
+/// An ordered map: entries sorted by key, each key once.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct BTreeMap<K, V> {
+    entries: Vec<(K, V)>,
+}
+
+impl<K, V> Default for BTreeMap<K, V> {
+    fn default() -> Self {
+        BTreeMap::new()
+    }
+}
+
+impl<K: fmt::Debug, V: fmt::Debug> fmt::Debug for BTreeMap<K, V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+impl<K, V> BTreeMap<K, V> {
+    pub const fn new() -> Self {
+        BTreeMap { entries: Vec::new() }
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    pub fn clear(&mut self) {
+        self.entries.clear();
+    }
+
+    pub fn iter(&self) -> Iter<'_, K, V> {
+        Iter(self.entries.iter())
+    }
+
+    pub fn iter_mut(&mut self) -> IterMut<'_, K, V> {
+        IterMut(self.entries.iter_mut())
+    }
+
+    pub fn keys(&self) -> Keys<'_, K, V> {
+        Keys(self.entries.iter())
+    }
+
+    pub fn values(&self) -> Values<'_, K, V> {
+        Values(self.entries.iter())
+    }
+
+    pub fn values_mut(&mut self) -> ValuesMut<'_, K, V> {
+        ValuesMut(self.entries.iter_mut())
+    }
+
+    pub fn into_keys(self) -> impl DoubleEndedIterator<Item = K> + ExactSizeIterator {
+        self.entries.into_iter().map(|(k, _)| k)
+    }
+
+    pub fn into_values(self) -> impl DoubleEndedIterator<Item = V> + ExactSizeIterator {
+        self.entries.into_iter().map(|(_, v)| v)
+    }
+
+    pub fn first_key_value(&self) -> Option<(&K, &V)> {
+        self.entries.first().map(|(k, v)| (k, v))
+    }
+
+    pub fn last_key_value(&self) -> Option<(&K, &V)> {
+        self.entries.last().map(|(k, v)| (k, v))
+    }
+
+    pub fn pop_first(&mut self) -> Option<(K, V)> {
+        if self.entries.is_empty() {
+            None
+        } else {
+            Some(self.entries.remove(0))
+        }
+    }
+
+    pub fn pop_last(&mut self) -> Option<(K, V)> {
+        self.entries.pop()
+    }
+
+    /// Keeps the entries for which `f` is true, visiting them in key order.
+    pub fn retain<F: FnMut(&K, &mut V) -> bool>(&mut self, mut f: F) {
+        self.entries.retain_mut(|(k, v)| f(k, v));
+    }
+}
+
+impl<K: Ord, V> BTreeMap<K, V> {
+    fn find<Q: ?Sized + Ord>(&self, key: &Q) -> Result<usize, usize>
+    where
+        K: Borrow<Q>,
+    {
+        self.entries.binary_search_by(|(k, _)| k.borrow().cmp(key))
+    }
+
+    pub fn get<Q: ?Sized + Ord>(&self, key: &Q) -> Option<&V>
+    where
+        K: Borrow<Q>,
+    {
+        self.find(key).ok().map(|i| &self.entries[i].1)
+    }
+
+    pub fn get_key_value<Q: ?Sized + Ord>(&self, key: &Q) -> Option<(&K, &V)>
+    where
+        K: Borrow<Q>,
+    {
+        self.find(key).ok().map(|i| {
+            let (k, v) = &self.entries[i];
+            (k, v)
+        })
+    }
+
+    pub fn get_mut<Q: ?Sized + Ord>(&mut self, key: &Q) -> Option<&mut V>
+    where
+        K: Borrow<Q>,
+    {
+        match self.find(key) {
+            Ok(i) => Some(&mut self.entries[i].1),
+            Err(_) => None,
+        }
+    }
+
+    pub fn contains_key<Q: ?Sized + Ord>(&self, key: &Q) -> bool
+    where
+        K: Borrow<Q>,
+    {
+        self.find(key).is_ok()
+    }
+
+    /// Inserts or replaces; a replace keeps the map's key and returns the
+    /// old value, as std's does.
+    pub fn insert(&mut self, key: K, value: V) -> Option<V> {
+        match self.find(&key) {
+            Ok(i) => Some(std::mem::replace(&mut self.entries[i].1, value)),
+            Err(i) => {
+                self.entries.insert(i, (key, value));
+                None
+            }
+        }
+    }
+
+    pub fn remove<Q: ?Sized + Ord>(&mut self, key: &Q) -> Option<V>
+    where
+        K: Borrow<Q>,
+    {
+        self.remove_entry(key).map(|(_, v)| v)
+    }
+
+    pub fn remove_entry<Q: ?Sized + Ord>(&mut self, key: &Q) -> Option<(K, V)>
+    where
+        K: Borrow<Q>,
+    {
+        match self.find(key) {
+            Ok(i) => Some(self.entries.remove(i)),
+            Err(_) => None,
+        }
+    }
+
+    pub fn entry(&mut self, key: K) -> Entry<'_, K, V> {
+        match self.find(&key) {
+            Ok(index) => Entry::Occupied(OccupiedEntry { entries: &mut self.entries, index }),
+            Err(index) => Entry::Vacant(VacantEntry { entries: &mut self.entries, index, key }),
+        }
+    }
+
+    /// The entries whose keys are in `range`, in key order (none when the
+    /// range's start is after its end).
+    pub fn range<T: ?Sized + Ord, R: RangeBounds<T>>(&self, range: R) -> Iter<'_, K, V>
+    where
+        K: Borrow<T>,
+    {
+        let (start, end) = bounds(&self.entries, &range, |(k, _)| k.borrow());
+        Iter(self.entries[start..end].iter())
+    }
+
+    pub fn range_mut<T: ?Sized + Ord, R: RangeBounds<T>>(&mut self, range: R) -> IterMut<'_, K, V>
+    where
+        K: Borrow<T>,
+    {
+        let (start, end) = bounds(&self.entries, &range, |(k, _)| k.borrow());
+        IterMut(self.entries[start..end].iter_mut())
+    }
+}
+
+impl<K: Ord, Q: ?Sized + Ord, V> Index<&Q> for BTreeMap<K, V>
+where
+    K: Borrow<Q>,
+{
+    type Output = V;
+
+    fn index(&self, key: &Q) -> &V {
+        self.get(key).expect("no entry found for key")
+    }
+}
+
+impl<K: Ord, V> FromIterator<(K, V)> for BTreeMap<K, V> {
+    fn from_iter<I: IntoIterator<Item = (K, V)>>(iter: I) -> Self {
+        let mut map = BTreeMap::new();
+        map.extend(iter);
+        map
+    }
+}
+
+impl<K: Ord, V> Extend<(K, V)> for BTreeMap<K, V> {
+    fn extend<I: IntoIterator<Item = (K, V)>>(&mut self, iter: I) {
+        for (k, v) in iter {
+            self.insert(k, v);
+        }
+    }
+}
+
+impl<'a, K: Ord + Copy, V: Copy> Extend<(&'a K, &'a V)> for BTreeMap<K, V> {
+    fn extend<I: IntoIterator<Item = (&'a K, &'a V)>>(&mut self, iter: I) {
+        for (k, v) in iter {
+            self.insert(*k, *v);
+        }
+    }
+}
+
+impl<K: Ord, V, const N: usize> From<[(K, V); N]> for BTreeMap<K, V> {
+    fn from(entries: [(K, V); N]) -> Self {
+        entries.into_iter().collect()
+    }
+}
+
+impl<K, V> IntoIterator for BTreeMap<K, V> {
+    type Item = (K, V);
+    type IntoIter = std::vec::IntoIter<(K, V)>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.entries.into_iter()
+    }
+}
+
+impl<'a, K, V> IntoIterator for &'a BTreeMap<K, V> {
+    type Item = (&'a K, &'a V);
+    type IntoIter = Iter<'a, K, V>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl<'a, K, V> IntoIterator for &'a mut BTreeMap<K, V> {
+    type Item = (&'a K, &'a mut V);
+    type IntoIter = IterMut<'a, K, V>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter_mut()
+    }
+}
+
+/// A map's entry, vacant or occupied (`BTreeMap::entry`).
+pub enum Entry<'a, K, V> {
+    Vacant(VacantEntry<'a, K, V>),
+    Occupied(OccupiedEntry<'a, K, V>),
+}
+
+pub struct VacantEntry<'a, K, V> {
+    entries: &'a mut Vec<(K, V)>,
+    index: usize,
+    key: K,
+}
+
+pub struct OccupiedEntry<'a, K, V> {
+    entries: &'a mut Vec<(K, V)>,
+    index: usize,
+}
+
+impl<'a, K, V> Entry<'a, K, V> {
+    pub fn or_insert(self, default: V) -> &'a mut V {
+        match self {
+            Entry::Occupied(e) => e.into_mut(),
+            Entry::Vacant(e) => e.insert(default),
+        }
+    }
+
+    pub fn or_insert_with<F: FnOnce() -> V>(self, default: F) -> &'a mut V {
+        match self {
+            Entry::Occupied(e) => e.into_mut(),
+            Entry::Vacant(e) => e.insert(default()),
+        }
+    }
+
+    pub fn or_insert_with_key<F: FnOnce(&K) -> V>(self, default: F) -> &'a mut V {
+        match self {
+            Entry::Occupied(e) => e.into_mut(),
+            Entry::Vacant(e) => {
+                let value = default(&e.key);
+                e.insert(value)
+            }
+        }
+    }
+
+    pub fn or_default(self) -> &'a mut V
+    where
+        V: Default,
+    {
+        self.or_insert_with(V::default)
+    }
+
+    pub fn and_modify<F: FnOnce(&mut V)>(self, f: F) -> Self {
+        match self {
+            Entry::Occupied(mut e) => {
+                f(e.get_mut());
+                Entry::Occupied(e)
+            }
+            vacant => vacant,
+        }
+    }
+
+    pub fn key(&self) -> &K {
+        match self {
+            Entry::Occupied(e) => e.key(),
+            Entry::Vacant(e) => e.key(),
+        }
+    }
+}
+
+impl<'a, K, V> VacantEntry<'a, K, V> {
+    pub fn key(&self) -> &K {
+        &self.key
+    }
+
+    pub fn into_key(self) -> K {
+        self.key
+    }
+
+    pub fn insert(self, value: V) -> &'a mut V {
+        self.entries.insert(self.index, (self.key, value));
+        &mut self.entries[self.index].1
+    }
+}
+
+impl<'a, K, V> OccupiedEntry<'a, K, V> {
+    pub fn key(&self) -> &K {
+        &self.entries[self.index].0
+    }
+
+    pub fn get(&self) -> &V {
+        &self.entries[self.index].1
+    }
+
+    pub fn get_mut(&mut self) -> &mut V {
+        &mut self.entries[self.index].1
+    }
+
+    pub fn into_mut(self) -> &'a mut V {
+        &mut self.entries[self.index].1
+    }
+
+    pub fn insert(&mut self, value: V) -> V {
+        std::mem::replace(self.get_mut(), value)
+    }
+
+    pub fn remove_entry(self) -> (K, V) {
+        self.entries.remove(self.index)
+    }
+
+    pub fn remove(self) -> V {
+        self.remove_entry().1
+    }
+}
+
+/// An iterator over a map's entries in key order that maps each entry with
+/// `$f`: the wrapper type, its slice iterator, its item and the mapping.
+macro_rules! entry_iter {
+    ($(#[$doc:meta])* $name:ident, $slice_iter:ident, $item:ty, $f:expr) => {
+        $(#[$doc])*
+        pub struct $name<'a, K, V>(std::slice::$slice_iter<'a, (K, V)>);
+
+        impl<'a, K, V> Iterator for $name<'a, K, V> {
+            type Item = $item;
+
+            fn next(&mut self) -> Option<$item> {
+                self.0.next().map($f)
+            }
+
+            fn size_hint(&self) -> (usize, Option<usize>) {
+                self.0.size_hint()
+            }
+        }
+
+        impl<'a, K, V> DoubleEndedIterator for $name<'a, K, V> {
+            fn next_back(&mut self) -> Option<$item> {
+                self.0.next_back().map($f)
+            }
+        }
+
+        impl<K, V> ExactSizeIterator for $name<'_, K, V> {}
+        impl<K, V> FusedIterator for $name<'_, K, V> {}
+    };
+}
+
+entry_iter!(
+    /// Iterates a map's entries in key order.
+    Iter, Iter, (&'a K, &'a V), |(k, v): &'a (K, V)| (k, v)
+);
+entry_iter!(
+    /// Iterates a map's entries in key order, values mutable.
+    IterMut, IterMut, (&'a K, &'a mut V), |(k, v): &'a mut (K, V)| (&*k, v)
+);
+entry_iter!(
+    /// Iterates a map's keys in order.
+    Keys, Iter, &'a K, |(k, _): &'a (K, V)| k
+);
+entry_iter!(
+    /// Iterates a map's values in key order.
+    Values, Iter, &'a V, |(_, v): &'a (K, V)| v
+);
+entry_iter!(
+    /// Iterates a map's values in key order, mutable.
+    ValuesMut, IterMut, &'a mut V, |(_, v): &'a mut (K, V)| v
+);
+
+impl<K, V> Clone for Iter<'_, K, V> {
+    fn clone(&self) -> Self {
+        Iter(self.0.clone())
+    }
+}
+
+impl<K: serde::Serialize, V: serde::Serialize> serde::Serialize for BTreeMap<K, V> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.iter())
+    }
+}
+
+impl<'de, K: serde::Deserialize<'de> + Ord, V: serde::Deserialize<'de>> serde::Deserialize<'de> for BTreeMap<K, V> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct MapVisitor<K, V>(std::marker::PhantomData<(K, V)>);
+
+        impl<'de, K: serde::Deserialize<'de> + Ord, V: serde::Deserialize<'de>> serde::de::Visitor<'de> for MapVisitor<K, V> {
+            type Value = BTreeMap<K, V>;
+
+            fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+                formatter.write_str("a map")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut access: A) -> Result<Self::Value, A::Error> {
+                let mut map = BTreeMap::new();
+                while let Some((k, v)) = access.next_entry()? {
+                    map.insert(k, v);
+                }
+                Ok(map)
+            }
+        }
+
+        deserializer.deserialize_map(MapVisitor(std::marker::PhantomData))
+    }
+}
+
+// ------------------------------------------------------------------ set
+
+/// An ordered set: items sorted, each once.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct BTreeSet<T> {
+    items: Vec<T>,
+}
+
+impl<T> Default for BTreeSet<T> {
+    fn default() -> Self {
+        BTreeSet::new()
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for BTreeSet<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_set().entries(self.iter()).finish()
+    }
+}
+
+impl<T> BTreeSet<T> {
+    pub const fn new() -> Self {
+        BTreeSet { items: Vec::new() }
+    }
+
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    pub fn clear(&mut self) {
+        self.items.clear();
+    }
+
+    pub fn iter(&self) -> std::slice::Iter<'_, T> {
+        self.items.iter()
+    }
+
+    pub fn first(&self) -> Option<&T> {
+        self.items.first()
+    }
+
+    pub fn last(&self) -> Option<&T> {
+        self.items.last()
+    }
+
+    pub fn pop_first(&mut self) -> Option<T> {
+        if self.items.is_empty() {
+            None
+        } else {
+            Some(self.items.remove(0))
+        }
+    }
+
+    pub fn pop_last(&mut self) -> Option<T> {
+        self.items.pop()
+    }
+
+    /// Keeps the items for which `f` is true, visiting them in order.
+    pub fn retain<F: FnMut(&T) -> bool>(&mut self, f: F) {
+        self.items.retain(f);
+    }
+}
+
+impl<T: Ord> BTreeSet<T> {
+    fn find<Q: ?Sized + Ord>(&self, value: &Q) -> Result<usize, usize>
+    where
+        T: Borrow<Q>,
+    {
+        self.items.binary_search_by(|x| x.borrow().cmp(value))
+    }
+
+    pub fn contains<Q: ?Sized + Ord>(&self, value: &Q) -> bool
+    where
+        T: Borrow<Q>,
+    {
+        self.find(value).is_ok()
+    }
+
+    pub fn get<Q: ?Sized + Ord>(&self, value: &Q) -> Option<&T>
+    where
+        T: Borrow<Q>,
+    {
+        self.find(value).ok().map(|i| &self.items[i])
+    }
+
+    /// Adds `value`; false (and the set unchanged) when it was there.
+    pub fn insert(&mut self, value: T) -> bool {
+        match self.find(&value) {
+            Ok(_) => false,
+            Err(i) => {
+                self.items.insert(i, value);
+                true
+            }
+        }
+    }
+
+    pub fn remove<Q: ?Sized + Ord>(&mut self, value: &Q) -> bool
+    where
+        T: Borrow<Q>,
+    {
+        self.take(value).is_some()
+    }
+
+    pub fn take<Q: ?Sized + Ord>(&mut self, value: &Q) -> Option<T>
+    where
+        T: Borrow<Q>,
+    {
+        match self.find(value) {
+            Ok(i) => Some(self.items.remove(i)),
+            Err(_) => None,
+        }
+    }
+
+    /// The items in `range`, in order (none when its start is after its end).
+    pub fn range<K: ?Sized + Ord, R: RangeBounds<K>>(&self, range: R) -> std::slice::Iter<'_, T>
+    where
+        T: Borrow<K>,
+    {
+        let (start, end) = bounds(&self.items, &range, |x| x.borrow());
+        self.items[start..end].iter()
+    }
+
+    pub fn is_subset(&self, other: &BTreeSet<T>) -> bool {
+        self.items.iter().all(|x| other.contains(x))
+    }
+
+    pub fn is_superset(&self, other: &BTreeSet<T>) -> bool {
+        other.is_subset(self)
+    }
+
+    pub fn is_disjoint(&self, other: &BTreeSet<T>) -> bool {
+        !self.items.iter().any(|x| other.contains(x))
+    }
+
+    /// The items in both, in order.
+    pub fn intersection<'a>(&'a self, other: &'a BTreeSet<T>) -> impl Iterator<Item = &'a T> + 'a {
+        self.items.iter().filter(move |x| other.contains(*x))
+    }
+
+    /// The items of `self` not in `other`, in order.
+    pub fn difference<'a>(&'a self, other: &'a BTreeSet<T>) -> impl Iterator<Item = &'a T> + 'a {
+        self.items.iter().filter(move |x| !other.contains(*x))
+    }
+
+    /// The items in either, in order, each once.
+    pub fn union<'a>(&'a self, other: &'a BTreeSet<T>) -> impl Iterator<Item = &'a T> + 'a {
+        let mut a = self.items.iter().peekable();
+        let mut b = other.items.iter().peekable();
+        std::iter::from_fn(move || match (a.peek(), b.peek()) {
+            (Some(x), Some(y)) => match x.cmp(y) {
+                std::cmp::Ordering::Less => a.next(),
+                std::cmp::Ordering::Greater => b.next(),
+                std::cmp::Ordering::Equal => {
+                    b.next();
+                    a.next()
+                }
+            },
+            (Some(_), None) => a.next(),
+            (None, _) => b.next(),
+        })
+    }
+}
+
+impl<T: Ord> FromIterator<T> for BTreeSet<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        let mut set = BTreeSet::new();
+        set.extend(iter);
+        set
+    }
+}
+
+impl<T: Ord> Extend<T> for BTreeSet<T> {
+    fn extend<I: IntoIterator<Item = T>>(&mut self, iter: I) {
+        for x in iter {
+            self.insert(x);
+        }
+    }
+}
+
+impl<'a, T: Ord + Copy + 'a> Extend<&'a T> for BTreeSet<T> {
+    fn extend<I: IntoIterator<Item = &'a T>>(&mut self, iter: I) {
+        for x in iter {
+            self.insert(*x);
+        }
+    }
+}
+
+impl<T: Ord, const N: usize> From<[T; N]> for BTreeSet<T> {
+    fn from(items: [T; N]) -> Self {
+        items.into_iter().collect()
+    }
+}
+
+impl<T> IntoIterator for BTreeSet<T> {
+    type Item = T;
+    type IntoIter = std::vec::IntoIter<T>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.items.into_iter()
+    }
+}
+
+impl<'a, T> IntoIterator for &'a BTreeSet<T> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.items.iter()
+    }
+}
+
+impl<T: serde::Serialize> serde::Serialize for BTreeSet<T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
+    }
+}
+
+impl<'de, T: serde::Deserialize<'de> + Ord> serde::Deserialize<'de> for BTreeSet<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct SeqVisitor<T>(std::marker::PhantomData<T>);
+
+        impl<'de, T: serde::Deserialize<'de> + Ord> serde::de::Visitor<'de> for SeqVisitor<T> {
+            type Value = BTreeSet<T>;
+
+            fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+                formatter.write_str("a sequence")
+            }
+
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut access: A) -> Result<Self::Value, A::Error> {
+                let mut set = BTreeSet::new();
+                while let Some(x) = access.next_element()? {
+                    set.insert(x);
+                }
+                Ok(set)
+            }
+        }
+
+        deserializer.deserialize_seq(SeqVisitor(std::marker::PhantomData))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{BTreeMap, BTreeSet};
+
+    #[test]
+    fn sorting_is_stable_and_matches_std() {
+        let mut seed = 7u32;
+        for len in 0..40 {
+            let items: Vec<(u32, usize)> = (0..len)
+                .map(|i| {
+                    seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                    ((seed >> 16) % 5, i)
+                })
+                .collect();
+            let mut ours = items.clone();
+            let mut std_sorted = items.clone();
+            super::sort_by_key(&mut ours, |x| x.0);
+            std_sorted.sort_by_key(|x| x.0);
+            assert_eq!(ours, std_sorted);
+            super::sort_by(&mut ours, |a, b| b.0.cmp(&a.0));
+            std_sorted.sort_by(|a, b| b.0.cmp(&a.0));
+            assert_eq!(ours, std_sorted);
+        }
+    }
+
+    #[test]
+    fn a_map_iterates_and_ranges_as_std_does() {
+        let keys = [5u32, 1, 9, 3, 7, 3, 11, 0];
+        let mut ours = BTreeMap::new();
+        let mut std_map = std::collections::BTreeMap::new();
+        for (i, k) in keys.iter().enumerate() {
+            assert_eq!(ours.insert(*k, i), std_map.insert(*k, i));
+        }
+        assert!(ours.iter().eq(std_map.iter()));
+        assert!(ours.range(3..9).eq(std_map.range(3..9)));
+        assert!(ours.range(..=7).rev().eq(std_map.range(..=7).rev()));
+        assert!(ours.range((std::ops::Bound::Excluded(3), std::ops::Bound::Unbounded)).eq(std_map.range((std::ops::Bound::Excluded(3), std::ops::Bound::Unbounded))));
+        assert_eq!(ours.remove(&9), std_map.remove(&9));
+        assert_eq!(ours.remove(&9), std_map.remove(&9));
+        *ours.entry(4).or_default() += 1;
+        *std_map.entry(4).or_default() += 1;
+        ours.retain(|k, _| k % 2 == 1 || *k == 4);
+        std_map.retain(|k, _| k % 2 == 1 || *k == 4);
+        assert!(ours.iter().eq(std_map.iter()));
+        assert_eq!(format!("{ours:?}"), format!("{std_map:?}"));
+        assert_eq!(ours.pop_first(), std_map.pop_first());
+        assert_eq!(ours.pop_last(), std_map.pop_last());
+        let collected: BTreeMap<u32, usize> = [(2, 0), (1, 1), (2, 2)].into_iter().collect();
+        assert!(collected.iter().eq(std::collections::BTreeMap::from([(2, 0), (1, 1), (2, 2)]).iter()));
+    }
+
+    #[test]
+    fn a_set_iterates_as_std_does() {
+        let ours: BTreeSet<i32> = [3, 1, 2, 3, -1].into_iter().collect();
+        let std_set: std::collections::BTreeSet<i32> = [3, 1, 2, 3, -1].into_iter().collect();
+        assert!(ours.iter().eq(std_set.iter()));
+        let other: BTreeSet<i32> = [2, 5].into();
+        let std_other: std::collections::BTreeSet<i32> = [2, 5].into();
+        assert!(ours.union(&other).eq(std_set.union(&std_other)));
+        assert!(ours.intersection(&other).eq(std_set.intersection(&std_other)));
+        assert!(ours.difference(&other).eq(std_set.difference(&std_other)));
+        assert_eq!(format!("{ours:?}"), format!("{std_set:?}"));
+        assert_eq!(
+            serde_json::to_string(&ours).unwrap(),
+            serde_json::to_string(&std_set).unwrap()
+        );
+    }
+}
