@@ -65,7 +65,10 @@ try {
     frames.sort((a, b) => a - b);
     const at = (q) => frames[Math.min(frames.length - 1, Math.floor(q * frames.length))];
     const step = /step (\d+)/.exec(await page.locator('.clock').textContent())[1];
-    rows.push({ speed: label, frames: frames.length, p50: at(0.5).toFixed(1), p95: at(0.95).toFixed(1), worst: frames.at(-1).toFixed(1), busy: `${(busy * 100).toFixed(0)} %`, 'cpu/frame': `${cpuPerFrame.toFixed(1)} ms`, step });
+    // A frame is late when it took more than one refresh (16.7 ms at
+    // 60 Hz, with half a refresh of slack for timer jitter).
+    const late = frames.filter((f) => f > 25).length / frames.length;
+    rows.push({ speed: label, frames: frames.length, p50: at(0.5).toFixed(2), p95: at(0.95).toFixed(2), worst: frames.at(-1).toFixed(1), late: `${(late * 100).toFixed(1)} %`, busy: `${(busy * 100).toFixed(0)} %`, 'cpu/frame': `${cpuPerFrame.toFixed(1)} ms`, step });
   }
   console.table(rows);
   if (problems.length) console.log('problems:', problems);

@@ -27,19 +27,24 @@ try {
   const events = [];
   cdp.on('Tracing.dataCollected', (e) => events.push(...e.value));
   const traced = new Promise((resolve) => cdp.once('Tracing.tracingComplete', resolve));
-  await cdp.send('Tracing.start', { categories: 'devtools.timeline,disabled-by-default-devtools.timeline', transferMode: 'ReportEvents' });
+  await cdp.send('Tracing.start', { categories: 'devtools.timeline,disabled-by-default-devtools.timeline,toplevel,__metadata', transferMode: 'ReportEvents' });
   await page.waitForFunction((ms) => new Promise((r) => setTimeout(() => r(true), ms)), seconds * 1000);
   await cdp.send('Tracing.end');
   await traced;
   const { profile } = await cdp.send('Profiler.stop');
   // The renderer main thread's time by trace event name (complete events).
-  const main = events.find((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain');
-  const byName = new Map();
-  for (const e of events) {
-    if (e.ph !== 'X' || !main || e.tid !== main.tid || e.pid !== main.pid) continue;
-    byName.set(e.name, (byName.get(e.name) ?? 0) + (e.dur ?? 0));
-  }
-  console.log('main thread, inclusive time by trace event:');
+  // The page's main thread: the busiest renderer main thread.
+  const mains = events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain');
+  const timeByName = (m) => {
+    const byName = new Map();
+    for (const e of events) {
+      if (e.ph !== 'X' || e.tid !== m.tid || e.pid !== m.pid) continue;
+      byName.set(e.name, (byName.get(e.name) ?? 0) + (e.tdur ?? e.dur ?? 0));
+    }
+    return byName;
+  };
+  const byName = mains.map(timeByName).sort((a, b) => (b.get('ThreadControllerImpl::RunTask') ?? 0) - (a.get('ThreadControllerImpl::RunTask') ?? 0))[0] ?? new Map();
+  console.log('main thread, CPU time by trace event (inclusive):');
   for (const [name, us] of [...byName.entries()].sort((a, b) => b[1] - a[1]).slice(0, 20)) console.log(`  ${(us / 1000).toFixed(0).padStart(6)} ms  ${name}`);
   await page.getByRole('button', { name: 'Pause', exact: true }).click();
   if (out) await writeFile(out, JSON.stringify(profile));
