@@ -208,7 +208,8 @@ pub enum Action {
     /// The system's colour scheme changed: draw again.
     SchemeChanged,
     Produce { topic: String, key: String, value: String, headers: Vec<(String, String)>, acks: i16 },
-    Fetch { topic: String, partition: u32, offset: Option<i64>, min_bytes: i32, max_wait_ms: i32 },
+    /// A fetch by consumer `consumer` (0-based, of the setup's consumers).
+    Fetch { consumer: u32, topic: String, partition: u32, offset: Option<i64>, min_bytes: i32, max_wait_ms: i32 },
     ShowError(String),
     ToggleSetup,
     /// Start a fresh session with this setup, if the simulation takes it.
@@ -306,11 +307,11 @@ impl Reducible for AppState {
                     timestamp_ms: None,
                 })
                 .map_err(|e| e.to_string()),
-            Action::Fetch { topic, partition, offset, min_bytes, max_wait_ms } => next
+            Action::Fetch { consumer, topic, partition, offset, min_bytes, max_wait_ms } => next
                 .session
                 .borrow_mut()
                 .command(Command::Fetch {
-                    client: next.setup.consumer(),
+                    client: next.setup.consumer(consumer),
                     topic,
                     partition,
                     offset,
@@ -548,7 +549,7 @@ pub fn app() -> Html {
                     setup={state.setup.clone()} open={state.setup_open} error={state.setup_error.clone()} />
                 <section class="controls" aria-label="Controls">
                     <ProduceForm key={format!("produce-{generation}")} dispatcher={state.dispatcher()} topics={topics.clone()} acks={state.setup.acks} />
-                    <FetchForm key={format!("fetch-{generation}")} dispatcher={state.dispatcher()} topics={topics.clone()} />
+                    <FetchForm key={format!("fetch-{generation}")} dispatcher={state.dispatcher()} topics={topics.clone()} consumers={state.setup.consumers} />
                     <div class="step-controls" role="group" aria-label="Stepping">
                         <button onclick={on_step_back} disabled={!can_step_back} aria-label="Step back" title="Step back (←)">{ t.step_back }</button>
                         <button onclick={on_step} disabled={!can_step} aria-label="Step" title="Step (→)">{ t.step }</button>
@@ -1037,6 +1038,9 @@ struct FetchFormProps {
     dispatcher: UseReducerDispatcher<AppState>,
     /// (name, partitions) of each topic.
     topics: Vec<(String, u32)>,
+    /// How many consumers the setup has; with more than one the form asks
+    /// which fetches.
+    consumers: u32,
 }
 
 #[function_component(FetchForm)]
@@ -1048,9 +1052,10 @@ fn fetch_form(props: &FetchFormProps) -> Html {
     let offset = use_node_ref();
     let min_bytes = use_node_ref();
     let max_wait = use_node_ref();
+    let consumer = use_node_ref();
     let (topic_name, partitions) = props.topics.get(*chosen_topic).or(props.topics.first()).cloned().unwrap_or_default();
     let onsubmit = {
-        let refs = (partition.clone(), offset.clone(), min_bytes.clone(), max_wait.clone());
+        let refs = (partition.clone(), offset.clone(), min_bytes.clone(), max_wait.clone(), consumer.clone());
         let state = props.dispatcher.clone();
         let topic = topic_name.clone();
         Callback::from(move |e: SubmitEvent| {
@@ -1077,7 +1082,8 @@ fn fetch_form(props: &FetchFormProps) -> Html {
             };
             let min_bytes = read(&refs.2).trim().parse::<i32>().unwrap_or(1);
             let max_wait_ms = read(&refs.3).trim().parse::<i32>().unwrap_or(500);
-            state.dispatch(Action::Fetch { topic: topic.clone(), partition, offset, min_bytes, max_wait_ms });
+            let consumer = read(&refs.4).parse::<u32>().unwrap_or(0);
+            state.dispatch(Action::Fetch { consumer, topic: topic.clone(), partition, offset, min_bytes, max_wait_ms });
         })
     };
     let on_topic = {
@@ -1090,6 +1096,16 @@ fn fetch_form(props: &FetchFormProps) -> Html {
     };
     html! {
         <form class="fetch-form" {onsubmit} aria-label="Fetch records">
+            if props.consumers > 1 {
+                <span class="field">
+                    <label for="fetch-consumer">{ t.consumer }</label>
+                    <select id="fetch-consumer" ref={consumer} aria-label="Consumer">
+                        { for (0..props.consumers).map(|n| html! {
+                            <option value={n.to_string()}>{ format!("client-{}", super::setup::CONSUMER + n) }</option>
+                        }) }
+                    </select>
+                </span>
+            }
             <span class="field">
                 <label for="fetch-topic">{ t.topic }</label>
                 <select id="fetch-topic" aria-label="Fetch topic" onchange={on_topic}>
@@ -1608,7 +1624,10 @@ fn consumed(props: &ConsumedProps) -> Html {
         <section class="consumed" aria-label="Consumed records">
             <h2>{ t.consumed_records }</h2>
             { for props.consumers.iter().map(|c| html! {
-                <div>
+                <div class="consumer" role="group" aria-label={c.id.to_string()}>
+                    if props.consumers.len() > 1 {
+                        <h3>{ c.id.to_string() }</h3>
+                    }
                     if c.fetches.is_empty() {
                         <p class="hint">{ t.no_fetch_yet }</p>
                     }

@@ -179,6 +179,10 @@ pub struct Texts {
     pub brokers: &'static str,
     pub controllers: &'static str,
     pub controllers_note: &'static str,
+    pub consumers: &'static str,
+    pub consumers_note: &'static str,
+    /// The Fetch form's choice of consumer.
+    pub consumer: &'static str,
     pub topics: &'static str,
     pub topic_name: &'static str,
     pub partitions_field: &'static str,
@@ -346,6 +350,9 @@ pub static EN: Texts = Texts {
     setup_intro: "Choose a cluster, then Apply setup to start a fresh run with it. A setup that is refused leaves the current run as it is.",
     brokers: "Brokers",
     controllers: "Controllers",
+    consumers: "Consumers",
+    consumers_note: "Consumers that fetch on their own (client-3 on): each keeps its own positions, and their fetches can wait in purgatory side by side.",
+    consumer: "Consumer",
     controllers_note: "KRaft controller voters. The active controller is the Raft leader among them; it needs a majority (2 of 3, 3 of 5) to change metadata.",
     topics: "Topics",
     topic_name: "Name",
@@ -513,6 +520,9 @@ pub static KO: Texts = Texts {
     setup_intro: "클러스터를 고른 뒤 설정 적용을 누르면 그 클러스터로 새 실행을 시작합니다. 거부된 설정은 지금의 실행을 그대로 둡니다.",
     brokers: "브로커 수",
     controllers: "컨트롤러",
+    consumers: "컨슈머",
+    consumers_note: "각자 따로 페치하는 컨슈머입니다(client-3부터). 저마다 위치를 따로 가지며, 이들의 페치는 퍼거토리에서 나란히 기다릴 수 있습니다.",
+    consumer: "컨슈머",
     controllers_note: "KRaft 컨트롤러 투표자입니다. 액티브 컨트롤러는 이들 중 Raft 리더이며, 메타데이터를 바꾸려면 과반(3대 중 2대, 5대 중 3대)이 필요합니다.",
     topics: "토픽",
     topic_name: "이름",
@@ -556,7 +566,7 @@ pub static KO: Texts = Texts {
 use super::follow::Release;
 use super::narrate_ko::{ga, neun, reason_ko};
 use super::session::{ReplayError, MAX_REPLAY_COMMANDS, MAX_REPLAY_STEPS};
-use super::setup::{Field, Setup, SetupError, MAX_BROKERS, MAX_PARTITIONS, MAX_TOPICS};
+use super::setup::{Field, Setup, SetupError, MAX_BROKERS, MAX_CONSUMERS, MAX_PARTITIONS, MAX_TOPICS};
 use super::share::LinkError;
 use crate::sim::protocol::ErrorCode;
 use crate::sim::trace::PartitionReason;
@@ -585,9 +595,15 @@ pub fn setup_summary(lang: Lang, s: &Setup) -> String {
         (Lang::Ko, true) => "언클린 선출 켬",
         (Lang::Ko, false) => "언클린 선출 끔",
     };
+    // One consumer is the usual case and goes unsaid.
+    let consumers = match (lang, s.consumers) {
+        (_, 0 | 1) => String::new(),
+        (Lang::En, n) => format!(" · {n} consumers"),
+        (Lang::Ko, n) => format!(" · 컨슈머 {n}개"),
+    };
     match lang {
         Lang::En => format!(
-            "{} broker{} · {} controller{} · {} · acks={} · min.insync.replicas={} · {unclean} · seed {}",
+            "{} broker{} · {} controller{}{consumers} · {} · acks={} · min.insync.replicas={} · {unclean} · seed {}",
             s.brokers,
             if s.brokers == 1 { "" } else { "s" },
             s.controllers,
@@ -598,7 +614,7 @@ pub fn setup_summary(lang: Lang, s: &Setup) -> String {
             s.seed
         ),
         Lang::Ko => format!(
-            "브로커 {}대 · 컨트롤러 {}대 · {} · acks={} · min.insync.replicas={} · {unclean} · 시드 {}",
+            "브로커 {}대 · 컨트롤러 {}대{consumers} · {} · acks={} · min.insync.replicas={} · {unclean} · 시드 {}",
             s.brokers,
             s.controllers,
             topics.join(", "),
@@ -644,6 +660,8 @@ pub fn setup_error(lang: Lang, e: &SetupError, setup: Option<&Setup>) -> String 
             format!("{}는 0 이상의 정수여야 합니다({text:?}는 쓸 수 없습니다).", field_name(lang, field))
         }
         (Lang::En, SetupError::Controllers(n)) => format!("A KRaft quorum here has 1, 3 or 5 controllers, not {n}."),
+        (Lang::En, SetupError::Consumers(n)) => format!("A setup has 1 to {MAX_CONSUMERS} consumers, not {n}."),
+        (Lang::Ko, SetupError::Consumers(n)) => format!("컨슈머는 1개에서 {MAX_CONSUMERS}개까지 둘 수 있습니다({n}개는 안 됩니다)."),
         (Lang::Ko, SetupError::Controllers(n)) => format!("여기서 KRaft 쿼럼은 컨트롤러 1대, 3대 또는 5대입니다({n}대는 안 됩니다)."),
         (Lang::En, SetupError::Brokers(n)) => format!("The page runs 1 to {MAX_BROKERS} brokers, not {n}."),
         (Lang::Ko, SetupError::Brokers(n)) => format!("이 페이지는 브로커를 1대에서 {MAX_BROKERS}대까지 돌립니다({n}대는 안 됩니다)."),

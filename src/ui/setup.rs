@@ -36,6 +36,10 @@ pub struct Setup {
     /// they open with Kafka's usual three.
     #[serde(default = "default_controllers")]
     pub controllers: u32,
+    /// Consumers (1 to [`MAX_CONSUMERS`]), each fetching on its own. Links
+    /// made before there was a choice have none in their JSON: one, as then.
+    #[serde(default = "default_consumers")]
+    pub consumers: u32,
     pub topics: Vec<TopicSetup>,
     /// The acks of producer client-0, which the Produce form uses by
     /// default; its other two acks choices use client-1 and client-2.
@@ -57,11 +61,19 @@ fn default_controllers() -> u32 {
     3
 }
 
+fn default_consumers() -> u32 {
+    1
+}
+
+/// The page offers up to three consumers side by side.
+pub const MAX_CONSUMERS: u32 = 3;
+
 impl Default for Setup {
     fn default() -> Self {
         Self {
             brokers: 3,
             controllers: default_controllers(),
+            consumers: default_consumers(),
             topics: vec![TopicSetup { name: "orders".into(), partitions: 3, replication_factor: 3 }],
             acks: -1,
             min_insync_replicas: 1,
@@ -79,6 +91,8 @@ pub enum SetupError {
     NotANumber { field: Field, text: String },
     /// A KRaft quorum has 1, 3 or 5 voters on the page.
     Controllers(u32),
+    /// The page offers 1 to [`MAX_CONSUMERS`] consumers.
+    Consumers(u32),
     /// The page offers 1 to [`MAX_BROKERS`] brokers.
     Brokers(u32),
     /// The page shows at most [`MAX_PARTITIONS`] partitions per topic.
@@ -114,7 +128,8 @@ fn producer(acks: i16) -> ProducerConfig {
 impl Setup {
     /// The simulation's configuration: the brokers, the topics (each with
     /// min.insync.replicas), three producers (client-0 with the chosen acks,
-    /// client-1 and client-2 with the other two) and one consumer (client-3).
+    /// client-1 and client-2 with the other two) and the consumers (client-3
+    /// on).
     pub fn cluster_config(&self) -> ClusterConfig {
         let [a1, a2] = other_acks(self.acks);
         ClusterConfig {
@@ -134,8 +149,10 @@ impl Setup {
                 ClientSpec::Producer(producer(self.acks)),
                 ClientSpec::Producer(producer(a1)),
                 ClientSpec::Producer(producer(a2)),
-                ClientSpec::Consumer(ConsumerConfig::default()),
-            ],
+            ]
+            .into_iter()
+            .chain((0..self.consumers).map(|_| ClientSpec::Consumer(ConsumerConfig::default())))
+            .collect(),
             ..ClusterConfig::default()
         }
     }
@@ -151,9 +168,9 @@ impl Setup {
         }
     }
 
-    /// The consumer's client index.
-    pub fn consumer(&self) -> u32 {
-        CONSUMER
+    /// The client index of consumer `n` (0-based); the first is client-3.
+    pub fn consumer(&self, n: u32) -> u32 {
+        CONSUMER + n.min(self.consumers.saturating_sub(1))
     }
 
     /// The page's own limits, checked before the simulation's: the
@@ -164,6 +181,9 @@ impl Setup {
         }
         if !matches!(self.controllers, 1 | 3 | 5) {
             return Err(SetupError::Controllers(self.controllers));
+        }
+        if !(1..=MAX_CONSUMERS).contains(&self.consumers) {
+            return Err(SetupError::Consumers(self.consumers));
         }
         if self.topics.is_empty() || self.topics.len() > MAX_TOPICS {
             return Err(SetupError::Topics(self.topics.len()));
@@ -182,7 +202,7 @@ impl Setup {
     }
 }
 
-/// The consumer of every setup's cluster.
+/// The first consumer of every setup's cluster (after the three producers).
 pub const CONSUMER: u32 = 3;
 
 fn acks_to_json<S: serde::Serializer>(acks: &i16, s: S) -> Result<S::Ok, S::Error> {
@@ -203,6 +223,7 @@ fn acks_from_json<'de, D: serde::Deserializer<'de>>(d: D) -> Result<i16, D::Erro
 pub struct SetupDraft {
     pub brokers: String,
     pub controllers: u32,
+    pub consumers: u32,
     /// (name, partitions, replication factor)
     pub topics: Vec<(String, String, String)>,
     pub acks: i16,
@@ -216,6 +237,7 @@ impl From<&Setup> for SetupDraft {
         Self {
             brokers: s.brokers.to_string(),
             controllers: s.controllers,
+            consumers: s.consumers,
             topics: s
                 .topics
                 .iter()
@@ -250,6 +272,7 @@ impl SetupDraft {
         Ok(Setup {
             brokers,
             controllers: self.controllers,
+            consumers: self.consumers,
             topics,
             acks: self.acks,
             min_insync_replicas: number(&self.min_insync_replicas, Field::MinInsyncReplicas)?,
@@ -345,6 +368,26 @@ mod tests {
         assert!(json.contains("\"acks\":\"all\""), "{json}");
         assert!(json.contains("\"unclean.leader.election.enable\":true"), "{json}");
         assert_eq!(serde_json::from_str::<Setup>(&json).unwrap(), s);
+    }
+
+    #[test]
+    fn consumers_are_clients_after_the_producers_and_old_links_get_one() {
+        let s = Setup { consumers: 3, ..Setup::default() };
+        let config = s.cluster_config();
+        let consumers: Vec<usize> =
+            config.clients.iter().enumerate().filter(|(_, c)| matches!(c, ClientSpec::Consumer(_))).map(|(i, _)| i).collect();
+        assert_eq!(consumers, vec![3, 4, 5]);
+        assert_eq!((s.consumer(0), s.consumer(2), s.consumer(7)), (3, 5, 5));
+        assert_eq!(Setup::default().consumer(1), 3, "one consumer: every fetch is client-3's");
+        let mut json: serde_json::Value = serde_json::to_value(&s).unwrap();
+        assert_eq!(json["consumers"], 3);
+        json.as_object_mut().unwrap().remove("consumers");
+        assert_eq!(serde_json::from_value::<Setup>(json).unwrap().consumers, 1);
+        for n in [0, MAX_CONSUMERS + 1] {
+            assert_eq!(Setup { consumers: n, ..Setup::default() }.start().err(), Some(SetupError::Consumers(n)));
+        }
+        let session = Setup { consumers: 2, ..Setup::default() }.start().unwrap();
+        assert_eq!(session.view().consumers.len(), 2);
     }
 
     #[test]

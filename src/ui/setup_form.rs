@@ -49,6 +49,16 @@ pub fn setup_panel(props: &SetupPanelProps) -> Html {
             draft.set(d);
         })
     };
+    let on_consumers = {
+        let draft = draft.clone();
+        Callback::from(move |e: Event| {
+            if let Some(n) = e.target_dyn_into::<web_sys::HtmlSelectElement>().and_then(|s| s.value().parse().ok()) {
+                let mut d = (*draft).clone();
+                d.consumers = n;
+                draft.set(d);
+            }
+        })
+    };
     let on_acks = {
         let draft = draft.clone();
         Callback::from(move |e: Event| {
@@ -129,6 +139,15 @@ pub fn setup_panel(props: &SetupPanelProps) -> Html {
                                 }) }
                             </select>
                             <small class="hint" id="controllers-note">{ t.controllers_note }</small>
+                        </div>
+                        <div class="field">
+                            <label for="setup-consumers">{ t.consumers }</label>
+                            <select id="setup-consumers" aria-label="Consumers" onchange={on_consumers} aria-describedby="consumers-note">
+                                { for (1..=super::setup::MAX_CONSUMERS).map(|n| html! {
+                                    <option value={n.to_string()} selected={draft.consumers == n}>{ n.to_string() }</option>
+                                }) }
+                            </select>
+                            <small class="hint" id="consumers-note">{ t.consumers_note }</small>
                         </div>
                         <div class="field">
                             <label for="setup-acks">{ t.setup_acks }</label>

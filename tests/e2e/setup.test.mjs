@@ -125,3 +125,28 @@ test('the quorum size is chosen from 1, 3 or 5, and unclean election says when i
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('with two consumers, each fetches on its own', async () => {
+  const { page, problems } = await openApp(browser.context, browser.server.url);
+  await openSetup(page);
+  const setup = page.getByRole('region', { name: 'Setup' });
+  await setup.getByLabel('Consumers', { exact: true }).selectOption('2');
+  await setup.getByRole('button', { name: 'Apply setup' }).click();
+  await page.getByLabel('Current setup').filter({ hasText: '2 consumers' }).waitFor();
+  await page.getByRole('button', { name: 'Produce', exact: true }).click();
+  const produced = page.getByRole('region', { name: 'Produced records' });
+  for (let i = 0; i < 400 && !/offset \d+/.test(await produced.textContent()); i++) await stepButton(page).click();
+  const partition = /partition (\d+)/.exec(await produced.textContent())[1];
+  // The Fetch form now asks which consumer fetches.
+  assert.deepEqual(await page.getByLabel('Consumer', { exact: true }).locator('option').allTextContents(), ['client-3', 'client-4']);
+  await page.getByLabel('Consumer', { exact: true }).selectOption({ label: 'client-4' });
+  await page.getByLabel('Partition', { exact: true }).selectOption(partition);
+  await page.getByRole('button', { name: 'Fetch', exact: true }).click();
+  const second = page.getByRole('group', { name: 'client-4' });
+  for (let i = 0; i < 400 && !/user-42 = hello/.test(await second.textContent()); i++) await stepButton(page).click();
+  assert.match(await second.textContent(), /client-4#\d+ fetch orders-\d offset 0: 1 record/);
+  // The first consumer has fetched nothing.
+  assert.match(await page.getByRole('group', { name: 'client-3' }).textContent(), /No fetch yet/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
