@@ -49,36 +49,21 @@ pub fn setup_panel(props: &SetupPanelProps) -> Html {
             draft.set(d);
         })
     };
-    let on_consumers = {
+    // One callback per select: each writes its parsed choice into the draft.
+    let choose = |f: fn(&mut SetupDraft, &str) -> Option<()>| {
         let draft = draft.clone();
         Callback::from(move |e: Event| {
-            if let Some(n) = e.target_dyn_into::<web_sys::HtmlSelectElement>().and_then(|s| s.value().parse().ok()) {
+            if let Some(select) = e.target_dyn_into::<web_sys::HtmlSelectElement>() {
                 let mut d = (*draft).clone();
-                d.consumers = n;
-                draft.set(d);
+                if f(&mut d, &select.value()).is_some() {
+                    draft.set(d);
+                }
             }
         })
     };
-    let on_acks = {
-        let draft = draft.clone();
-        Callback::from(move |e: Event| {
-            if let Some(a) = e.target_dyn_into::<web_sys::HtmlSelectElement>().and_then(|s| s.value().parse().ok()) {
-                let mut d = (*draft).clone();
-                d.acks = a;
-                draft.set(d);
-            }
-        })
-    };
-    let on_controllers = {
-        let draft = draft.clone();
-        Callback::from(move |e: Event| {
-            if let Some(n) = e.target_dyn_into::<web_sys::HtmlSelectElement>().and_then(|s| s.value().parse().ok()) {
-                let mut d = (*draft).clone();
-                d.controllers = n;
-                draft.set(d);
-            }
-        })
-    };
+    let on_consumers = choose(|d, v| v.parse().ok().map(|n| d.consumers = n));
+    let on_acks = choose(|d, v| v.parse().ok().map(|a| d.acks = a));
+    let on_controllers = choose(|d, v| v.parse().ok().map(|n| d.controllers = n));
     let on_unclean = {
         let draft = draft.clone();
         Callback::from(move |e: Event| {
