@@ -712,6 +712,13 @@ impl Simulation {
         let Some(next) = self.queue.pop() else {
             return false;
         };
+        self.run_event(next);
+        true
+    }
+
+    /// Hands one event taken from the queue to its node and carries out
+    /// what the node emitted.
+    fn run_event(&mut self, next: Scheduled) {
         self.now_ms = next.at_ms;
         self.steps += 1;
         // One output list serves every step, so a step allocates nothing
@@ -797,13 +804,12 @@ impl Simulation {
         self.last_node = Some(node_id);
         self.apply(node_id, &mut out);
         self.out = out;
-        true
     }
 
     /// Steps until simulated time passes `until_ms` or nothing is left.
     pub fn run_until(&mut self, until_ms: u64) {
-        while self.queue.peek().is_some_and(|e| e.at_ms <= until_ms) {
-            self.step();
+        while let Some(next) = self.queue.pop_due(until_ms) {
+            self.run_event(next);
         }
         self.now_ms = self.now_ms.max(until_ms);
     }
