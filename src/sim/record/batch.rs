@@ -552,20 +552,26 @@ pub fn read_header(bytes: &[u8]) -> Result<BatchHeader, BatchError> {
             available: u32_of(bytes.len()),
         });
     }
+    // One length check covers every field: they are read straight from
+    // their fixed offsets instead of each checking the length again.
+    let h: &[u8; RECORDS_OFFSET] = bytes[..RECORDS_OFFSET].try_into().expect("the length was checked");
+    fn field<const N: usize>(h: &[u8; RECORDS_OFFSET], offset: usize) -> [u8; N] {
+        h[offset..offset + N].try_into().expect("fields lie inside the header")
+    }
     Ok(BatchHeader {
-        base_offset: base_offset(bytes)?,
-        batch_length: batch_length(bytes)?,
-        partition_leader_epoch: partition_leader_epoch(bytes)?,
-        magic: magic(bytes)?,
-        crc: stored_crc(bytes)?,
-        attributes: attributes(bytes)?,
-        last_offset_delta: last_offset_delta(bytes)?,
-        base_timestamp: base_timestamp(bytes)?,
-        max_timestamp: max_timestamp(bytes)?,
-        producer_id: producer_id(bytes)?,
-        producer_epoch: producer_epoch(bytes)?,
-        base_sequence: base_sequence(bytes)?,
-        records_count: records_count(bytes)?,
+        base_offset: i64::from_be_bytes(field(h, BASE_OFFSET_OFFSET)),
+        batch_length: i32::from_be_bytes(field(h, BATCH_LENGTH_OFFSET)),
+        partition_leader_epoch: i32::from_be_bytes(field(h, PARTITION_LEADER_EPOCH_OFFSET)),
+        magic: i8::from_be_bytes(field(h, MAGIC_OFFSET)),
+        crc: u32::from_be_bytes(field(h, CRC_OFFSET)),
+        attributes: i16::from_be_bytes(field(h, ATTRIBUTES_OFFSET)),
+        last_offset_delta: i32::from_be_bytes(field(h, LAST_OFFSET_DELTA_OFFSET)),
+        base_timestamp: i64::from_be_bytes(field(h, BASE_TIMESTAMP_OFFSET)),
+        max_timestamp: i64::from_be_bytes(field(h, MAX_TIMESTAMP_OFFSET)),
+        producer_id: i64::from_be_bytes(field(h, PRODUCER_ID_OFFSET)),
+        producer_epoch: i16::from_be_bytes(field(h, PRODUCER_EPOCH_OFFSET)),
+        base_sequence: i32::from_be_bytes(field(h, BASE_SEQUENCE_OFFSET)),
+        records_count: i32::from_be_bytes(field(h, RECORDS_COUNT_OFFSET)),
     })
 }
 
