@@ -7,7 +7,7 @@ use super::client::producer::{Producer, ProducerRecord};
 use super::client::Client;
 use super::controller::{Controller, ControllerSetup};
 use super::config::{BrokerConfig, ConsumerConfig, ProducerConfig, TopicConfig, TopicSpec};
-use super::ids::{NodeId, TopicPartition};
+use super::ids::{NodeId, TopicName, TopicPartition};
 use super::node::{Ctx, Output, Timer};
 use super::placement::assign_replicas;
 use super::protocol::{ErrorCode, Message};
@@ -403,9 +403,12 @@ impl Simulation {
         // With controllers, the active controller creates the topics.
         let static_topics: &[TopicSpec] = if config.controllers == 0 { &config.topics } else { &[] };
         for t in static_topics {
+            // One shared name for all of a topic's partitions: every copy of
+            // them then compares by pointer instead of by string.
+            let name = TopicName::from(t.name.as_str());
             for (p, replicas) in assign_replicas(&broker_ids, t.partitions, t.replication_factor, &mut rng).into_iter().enumerate() {
                 metadata.partitions.insert(
-                    TopicPartition::new(t.name.clone(), p as u32),
+                    TopicPartition::new(name.clone(), p as u32),
                     PartitionAssignment { leader: replicas.first().copied(), leader_epoch: 0, isr: replicas.clone(), replicas },
                 );
             }

@@ -93,7 +93,34 @@ static CASTAGNOLI: Crc<u32> = Crc::<u32>::new(&CRC_32_ISCSI);
 
 /// CRC-32C of `data`; for a batch, `data` is bytes 21 to the end.
 pub fn crc32c(data: &[u8]) -> u32 {
+    // Natively on x86-64 the CPU's CRC32 instruction (SSE4.2, which
+    // computes exactly CRC-32C) takes 8 bytes a step, several times faster
+    // than the table; both give the same checksum.
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("sse4.2") {
+        // SAFETY: the CPU supports SSE4.2, as checked just above.
+        return unsafe { crc32c_sse42(data) };
+    }
     CASTAGNOLI.checksum(data)
+}
+
+/// CRC-32C with the SSE4.2 CRC32 instruction: the reflected Castagnoli
+/// polynomial, initial value and final XOR all ones, as CRC_32_ISCSI.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse4.2")]
+fn crc32c_sse42(data: &[u8]) -> u32 {
+    use std::arch::x86_64::{_mm_crc32_u64, _mm_crc32_u8};
+    let mut words = data.chunks_exact(8);
+    let mut crc = u64::from(u32::MAX);
+    for word in &mut words {
+        crc = _mm_crc32_u64(crc, u64::from_le_bytes(word.try_into().expect("chunks of 8")));
+    }
+    // The instruction leaves the high half zero, so this cannot truncate.
+    let mut crc = crc as u32;
+    for byte in words.remainder() {
+        crc = _mm_crc32_u8(crc, *byte);
+    }
+    !crc
 }
 
 /// Where the timestamps of a batch come from (attribute bit 3).
@@ -1790,6 +1817,16 @@ pub fn validate(bytes: &[u8], max_message_bytes: u32) -> Result<(), ValidationEr
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn crc32c_is_the_castagnoli_tables_whatever_the_length() {
+        // The check value of CRC-32C, then lengths around the 8-byte steps.
+        assert_eq!(crc32c(b"123456789"), 0xE306_9283);
+        let data: Vec<u8> = (0u32..300).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+        for len in 0..data.len() {
+            assert_eq!(crc32c(&data[..len]), CASTAGNOLI.checksum(&data[..len]), "length {len}");
+        }
+    }
+
     use super::*;
 
     const BASE_TS: i64 = 1_700_000_000_000;
