@@ -981,8 +981,13 @@ impl BatchBuilder {
         if new_size > i32::MAX as u64 + u64::from(LOG_OVERHEAD) {
             return Err(BatchError::TooLarge { size: new_size });
         }
-        // One allocation for the record instead of a few doublings on the way.
-        self.records.reserve(record_total_size(body) as usize);
+        // One allocation for the record instead of a few doublings on the
+        // way. The first record makes room for three more like it (up to
+        // 16 KiB, Kafka's default batch.size), so a small batch grows its
+        // buffer once rather than at every record.
+        let size = record_total_size(body) as usize;
+        let room = if self.records.is_empty() { size.max(size.saturating_mul(4).min(16_384)) } else { size };
+        self.records.reserve(room);
         encode_varint(body as i32, &mut self.records);
         self.records.push(0); // Record attributes are unused and always 0.
         encode_varlong(timestamp_delta, &mut self.records);
