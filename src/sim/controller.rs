@@ -12,7 +12,7 @@
 //! heartbeats, fencing and topic creation through records are still to come.
 
 use super::config::TopicSpec;
-use super::ids::{NodeId, TopicPartition};
+use super::ids::{NodeId, TopicName, TopicPartition};
 use super::node::{Ctx, Timer};
 use super::placement::assign_replicas;
 use super::protocol::{ErrorCode, Message};
@@ -539,9 +539,12 @@ impl Controller {
         for t in missing {
             self.append(ctx, MetadataRecord::Topic { name: t.name.clone(), partitions: t.partitions });
             let assignments = assign_replicas(&unfenced, t.partitions, t.replication_factor, ctx.rng);
+            // One shared name for all of the topic's partitions, so their
+            // copies compare by pointer instead of by string.
+            let name = TopicName::from(t.name.as_str());
             for (p, replicas) in assignments.into_iter().enumerate() {
                 let record = PartitionRecord {
-                    partition: TopicPartition::new(t.name.clone(), p as u32),
+                    partition: TopicPartition::new(name.clone(), p as u32),
                     leader: replicas.first().copied(),
                     isr: replicas.clone(),
                     replicas,

@@ -1,16 +1,20 @@
-//! The simulation's event queue: a min-heap ordered by (time, sequence).
+//! The simulation's event queue, ordered by (time, sequence).
 //!
-//! Events are large (a message with its request or response body), and a
-//! binary heap moves its elements on every push and pop. So the heap holds
-//! only small keys, (time, sequence, slot), and the events sit still in a
-//! slab of slots that are reused once their event has been taken.
+//! Nearly every event is due within a second of the last one taken: every
+//! hop inside a broker is a zero-delay poll, and links, thread costs and
+//! linger.ms are a few milliseconds. Those events go to a timing wheel of one
+//! FIFO bucket per millisecond. Sequence numbers only grow, so an event
+//! always joins its bucket behind every event already there and each bucket
+//! stays sorted without any work; a bitmap of the buckets in use finds the
+//! first one in a few word operations, and an event is moved only into its
+//! bucket and out again.
 //!
-//! Most events are due at once: every hop inside a broker is a zero-delay
-//! poll. Those keys go to a FIFO lane instead of the heap. An event due at
-//! the time of the last one taken is later than everything already in the
-//! lane (its sequence is larger), so the lane stays sorted without any work;
-//! taking an event compares the two fronts, so the order is exactly the
-//! heap's.
+//! The rest (request timeouts, periodic tasks) wait in a binary heap. Events
+//! are large (a message with its request or response body) and a heap moves
+//! its elements on every push and pop, so the heap holds only small keys,
+//! (time, sequence, slot), over a slab of slots that are reused once their
+//! event has been taken. Taking an event compares the wheel's first event
+//! with the heap's, so the order is exactly that of one heap holding all.
 
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
@@ -42,13 +46,24 @@ impl Ord for Key {
     }
 }
 
+/// How many milliseconds ahead of the last event taken the wheel covers.
+const WHEEL_MS: u64 = 1024;
+const WHEEL_MASK: u64 = WHEEL_MS - 1;
+const WHEEL_WORDS: usize = (WHEEL_MS / 64) as usize;
+
 #[derive(Clone, Debug)]
 pub struct EventQueue<T> {
+    /// Events due in [now_ms, now_ms + WHEEL_MS), in the bucket of their
+    /// millisecond (`at_ms % WHEEL_MS`), each bucket in sequence order.
+    wheel: Vec<VecDeque<T>>,
+    /// Bit `i` is set when `wheel[i]` is not empty.
+    in_use: [u64; WHEEL_WORDS],
+    /// Keys of the events due later than the wheel reaches.
     heap: BinaryHeap<Key>,
-    /// Keys due at `now_ms`, in order.
-    now_lane: VecDeque<Key>,
-    /// The time of the last event taken.
+    /// The time of the last event taken; no key is earlier.
     now_ms: u64,
+    len: usize,
+    /// The heap's events.
     slots: Vec<Option<T>>,
     /// Slots whose event was taken, to be filled again.
     free: Vec<u32>,
@@ -62,11 +77,28 @@ impl<T: QueueOrder> Default for EventQueue<T> {
 
 impl<T: QueueOrder> EventQueue<T> {
     pub fn new() -> Self {
-        Self { heap: BinaryHeap::new(), now_lane: VecDeque::new(), now_ms: 0, slots: Vec::new(), free: Vec::new() }
+        Self {
+            wheel: (0..WHEEL_MS).map(|_| VecDeque::new()).collect(),
+            in_use: [0; WHEEL_WORDS],
+            heap: BinaryHeap::new(),
+            now_ms: 0,
+            len: 0,
+            slots: Vec::new(),
+            free: Vec::new(),
+        }
     }
 
     pub fn push(&mut self, item: T) {
         let (at_ms, seq) = (item.at_ms(), item.seq());
+        self.len += 1;
+        // An event before `now_ms` cannot happen (the simulation never
+        // schedules into the past); the heap would still order it right.
+        if at_ms >= self.now_ms && at_ms - self.now_ms < WHEEL_MS {
+            let bucket = (at_ms & WHEEL_MASK) as usize;
+            self.wheel[bucket].push_back(item);
+            self.in_use[bucket / 64] |= 1 << (bucket % 64);
+            return;
+        }
         let slot = match self.free.pop() {
             Some(slot) => {
                 self.slots[slot as usize] = Some(item);
@@ -77,51 +109,95 @@ impl<T: QueueOrder> EventQueue<T> {
                 u32::try_from(self.slots.len() - 1).expect("fewer than 2^32 pending events")
             }
         };
-        let key = Key { at_ms, seq, slot };
-        // `Key` orders in reverse, so "greater" is "earlier": the lane takes
-        // a key only if it comes after the lane's last one.
-        if at_ms == self.now_ms && self.now_lane.back().is_none_or(|last| *last > key) {
-            self.now_lane.push_back(key);
-        } else {
-            self.heap.push(key);
-        }
+        self.heap.push(Key { at_ms, seq, slot });
     }
 
-    /// Whether the lane's first key comes before the heap's.
-    fn lane_first(&self) -> Option<bool> {
-        match (self.now_lane.front(), self.heap.peek()) {
-            (Some(lane), Some(heap)) => Some(lane > heap),
-            (Some(_), None) => Some(true),
-            (None, Some(_)) => Some(false),
+    /// The first bucket in use at or after `now_ms`, in time order.
+    fn first_bucket(&self) -> Option<usize> {
+        let start = (self.now_ms & WHEEL_MASK) as usize;
+        let (word, bit) = (start / 64, start % 64);
+        // The start word from `bit` up, the other words in turn, then the
+        // start word's bits below `bit` (the far end of the window).
+        let head = self.in_use[word] & (!0u64 << bit);
+        if head != 0 {
+            return Some(word * 64 + head.trailing_zeros() as usize);
+        }
+        for step in 1..WHEEL_WORDS {
+            let w = (word + step) % WHEEL_WORDS;
+            if self.in_use[w] != 0 {
+                return Some(w * 64 + self.in_use[w].trailing_zeros() as usize);
+            }
+        }
+        let tail = self.in_use[word] & !(!0u64 << bit);
+        (tail != 0).then(|| word * 64 + tail.trailing_zeros() as usize)
+    }
+
+    /// Where the earliest event waits: `Some(bucket)` in the wheel, or
+    /// None at the top of the heap.
+    fn first(&self) -> Option<Option<usize>> {
+        let wheel = self.first_bucket().and_then(|b| Some((b, self.wheel[b].front()?)));
+        match (wheel, self.heap.peek()) {
+            (Some((_, w)), Some(h)) if (h.at_ms, h.seq) < (w.at_ms(), w.seq()) => Some(None),
+            (Some((b, _)), _) => Some(Some(b)),
+            (None, Some(_)) => Some(None),
             (None, None) => None,
         }
     }
 
     /// Takes the earliest event.
     pub fn pop(&mut self) -> Option<T> {
-        let key = if self.lane_first()? { self.now_lane.pop_front() } else { self.heap.pop() }?;
-        self.now_ms = key.at_ms;
-        self.free.push(key.slot);
-        self.slots[key.slot as usize].take()
+        self.pop_due(u64::MAX)
+    }
+
+    /// Takes the earliest event if it is due at or before `until_ms`, so a
+    /// caller running up to a time finds the first event once, not twice.
+    pub fn pop_due(&mut self, until_ms: u64) -> Option<T> {
+        let first = self.first()?;
+        let at_ms = match first {
+            Some(b) => self.wheel[b].front()?.at_ms(),
+            None => self.heap.peek()?.at_ms,
+        };
+        if at_ms > until_ms {
+            return None;
+        }
+        let item = match first {
+            Some(b) => {
+                let item = self.wheel[b].pop_front();
+                if self.wheel[b].is_empty() {
+                    self.in_use[b / 64] &= !(1 << (b % 64));
+                }
+                item
+            }
+            None => {
+                let key = self.heap.pop()?;
+                self.free.push(key.slot);
+                self.slots[key.slot as usize].take()
+            }
+        }?;
+        self.len -= 1;
+        self.now_ms = item.at_ms();
+        Some(item)
     }
 
     /// The earliest event, left in the queue.
     pub fn peek(&self) -> Option<&T> {
-        let key = if self.lane_first()? { self.now_lane.front() } else { self.heap.peek() }?;
-        self.slots[key.slot as usize].as_ref()
+        match self.first()? {
+            Some(b) => self.wheel[b].front(),
+            None => self.slots[self.heap.peek()?.slot as usize].as_ref(),
+        }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty() && self.now_lane.is_empty()
+        self.len == 0
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len() + self.now_lane.len()
+        self.len
     }
 
     /// Every pending event, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = &T> {
-        self.slots.iter().flatten()
+        self.wheel.iter().flatten().chain(self.slots.iter().flatten())
     }
 }
 
@@ -144,24 +220,26 @@ mod tests {
     #[test]
     fn pops_by_time_then_sequence_and_reuses_slots() {
         let mut q = EventQueue::new();
-        for (at, seq) in [(5, 0), (1, 1), (5, 2), (1, 3), (0, 4)] {
+        // 5000 and 5001 are past the wheel's reach: they wait in the heap.
+        for (at, seq) in [(5000, 0), (1, 1), (5000, 2), (1, 3), (0, 4), (5001, 5)] {
             q.push(E(at, seq));
         }
+        assert_eq!(q.slots.len(), 3);
         assert_eq!(q.peek(), Some(&E(0, 4)));
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).map(|e| (e.0, e.1)).collect();
-        assert_eq!(order, vec![(0, 4), (1, 1), (1, 3), (5, 0), (5, 2)]);
+        assert_eq!(order, vec![(0, 4), (1, 1), (1, 3), (5000, 0), (5000, 2), (5001, 5)]);
         assert!(q.is_empty());
         // Freed slots are filled again instead of growing the slab.
-        q.push(E(2, 5));
-        q.push(E(1, 6));
-        assert_eq!(q.slots.len(), 5);
+        q.push(E(9000, 6));
+        q.push(E(5002, 7));
+        assert_eq!(q.slots.len(), 3);
         assert_eq!(q.iter().count(), 2);
-        assert_eq!(q.pop(), Some(E(1, 6)));
+        assert_eq!(q.pop(), Some(E(5002, 7)));
         assert_eq!(q.len(), 1);
     }
 
     #[test]
-    fn takes_events_in_the_order_a_plain_sort_gives_whatever_lane_they_wait_in() {
+    fn takes_events_in_the_order_a_plain_sort_gives_whether_wheel_or_heap_holds_them() {
         // Random pushes and pops, many of them due at the time of the last
         // event taken (the lane's case), against a sorted list. The seed is
         // printed so a failure replays.
@@ -172,10 +250,13 @@ mod tests {
             let (mut now, mut seq) = (0u64, 0u64);
             for _ in 0..400 {
                 if rng.next_u32() % 3 != 0 {
-                    let delay = match rng.next_u32() % 4 {
+                    let delay = match rng.next_u32() % 6 {
                         0 | 1 => 0,
                         2 => u64::from(rng.next_u32() % 3),
-                        _ => u64::from(rng.next_u32() % 50),
+                        3 => u64::from(rng.next_u32() % 50),
+                        // Around and past the wheel's reach, into the heap.
+                        4 => 1000 + u64::from(rng.next_u32() % 50),
+                        _ => u64::from(rng.next_u32() % 5000),
                     };
                     q.push(E(now + delay, seq));
                     reference.push((now + delay, seq));

@@ -7,7 +7,7 @@ use super::client::producer::{Producer, ProducerRecord};
 use super::client::Client;
 use super::controller::{Controller, ControllerSetup};
 use super::config::{BrokerConfig, ConsumerConfig, ProducerConfig, TopicConfig, TopicSpec};
-use super::ids::{NodeId, TopicPartition};
+use super::ids::{NodeId, TopicName, TopicPartition};
 use super::node::{Ctx, Output, Timer};
 use super::placement::assign_replicas;
 use super::protocol::{ErrorCode, Message};
@@ -268,6 +268,78 @@ enum Node {
     Controller(Box<Controller>),
 }
 
+/// The cluster's nodes in `NodeId` order (brokers, controllers, clients),
+/// found by position instead of by a map search on every event: the set is
+/// fixed when the simulation starts. It also keeps the last arrival time on
+/// each directed link between them, in a matrix by the same positions.
+#[derive(Clone, Debug)]
+struct Nodes {
+    list: Vec<(NodeId, Node)>,
+    brokers: usize,
+    controllers: usize,
+    /// `links[from * len + to]`: the last arrival on that link, None while
+    /// the two never exchanged a message. TCP delivers in order, so jitter
+    /// may delay a message but never let it overtake an earlier one.
+    links: Vec<Option<u64>>,
+    /// The same for a link with a node the cluster does not have.
+    other_links: BTreeMap<(NodeId, NodeId), u64>,
+}
+
+impl Nodes {
+    fn new(nodes: BTreeMap<NodeId, Node>, brokers: u32, controllers: u32) -> Self {
+        let list: Vec<(NodeId, Node)> = nodes.into_iter().collect();
+        let links = vec![None; list.len() * list.len()];
+        Self { list, brokers: brokers as usize, controllers: controllers as usize, links, other_links: BTreeMap::new() }
+    }
+
+    fn index(&self, id: &NodeId) -> Option<usize> {
+        let i = match *id {
+            NodeId::Broker(b) => b as usize,
+            NodeId::Controller(c) => self.brokers + c as usize,
+            NodeId::Client(c) => self.brokers + self.controllers + c as usize,
+        };
+        self.list.get(i).filter(|(n, _)| n == id).map(|_| i)
+    }
+
+    fn get(&self, id: &NodeId) -> Option<&Node> {
+        self.index(id).map(|i| &self.list[i].1)
+    }
+
+    fn get_mut(&mut self, id: &NodeId) -> Option<&mut Node> {
+        self.index(id).map(|i| &mut self.list[i].1)
+    }
+
+    fn contains_key(&self, id: &NodeId) -> bool {
+        self.index(id).is_some()
+    }
+
+    fn values(&self) -> impl Iterator<Item = &Node> {
+        self.list.iter().map(|(_, n)| n)
+    }
+
+    /// The last arrival time on the link `from` -> `to`, 0 for a new link.
+    fn last_arrival_mut(&mut self, from: NodeId, to: NodeId) -> &mut u64 {
+        match (self.index(&from), self.index(&to)) {
+            (Some(a), Some(b)) => self.links[a * self.list.len() + b].get_or_insert(0),
+            _ => self.other_links.entry((from, to)).or_insert(0),
+        }
+    }
+
+    /// Every node that ever exchanged a message with `node`, either way.
+    fn peers(&self, node: NodeId) -> BTreeSet<NodeId> {
+        let n = self.list.len();
+        let matrix = (0..n * n).filter(|i| self.links[*i].is_some()).map(|i| (self.list[i / n].0, self.list[i % n].0));
+        matrix
+            .chain(self.other_links.keys().copied())
+            .filter_map(|(a, b)| match (a == node, b == node) {
+                (true, false) => Some(b),
+                (false, true) => Some(a),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
 /// A simulation without its trace, and how long the trace was (see
 /// [`Simulation::snapshot`]).
 #[derive(Clone, Debug)]
@@ -293,10 +365,8 @@ pub struct Simulation {
     next_seq: u64,
     queue: EventQueue<Scheduled>,
     rng: SimRng,
-    nodes: BTreeMap<NodeId, Node>,
-    /// The last arrival time on each directed link: TCP delivers in order, so
-    /// jitter may delay a message but never let it overtake an earlier one.
-    link_last_arrival_ms: BTreeMap<(NodeId, NodeId), u64>,
+    /// The nodes, and the last arrival time on each link between them.
+    nodes: Nodes,
     topics: BTreeMap<String, TopicSpec>,
     trace: Vec<TraceEvent>,
     /// Keep the whole trace (the UI and tests), or only count events (benchmarks).
@@ -403,9 +473,12 @@ impl Simulation {
         // With controllers, the active controller creates the topics.
         let static_topics: &[TopicSpec] = if config.controllers == 0 { &config.topics } else { &[] };
         for t in static_topics {
+            // One shared name for all of a topic's partitions: every copy of
+            // them then compares by pointer instead of by string.
+            let name = TopicName::from(t.name.as_str());
             for (p, replicas) in assign_replicas(&broker_ids, t.partitions, t.replication_factor, &mut rng).into_iter().enumerate() {
                 metadata.partitions.insert(
-                    TopicPartition::new(t.name.clone(), p as u32),
+                    TopicPartition::new(name.clone(), p as u32),
                     PartitionAssignment { leader: replicas.first().copied(), leader_epoch: 0, isr: replicas.clone(), replicas },
                 );
             }
@@ -444,6 +517,7 @@ impl Simulation {
             let controller = Controller::new(*c, &voters, RaftConfig::default(), setup.clone());
             nodes.insert(NodeId::Controller(*c), Node::Controller(Box::new(controller)));
         }
+        let nodes = Nodes::new(nodes, config.brokers, config.controllers);
         let topics = config.topics.iter().map(|t| (t.name.clone(), t.clone())).collect();
         let mut sim = Self {
             config,
@@ -454,7 +528,6 @@ impl Simulation {
             queue: EventQueue::new(),
             rng,
             nodes,
-            link_last_arrival_ms: BTreeMap::new(),
             topics,
             trace: Vec::new(),
             record_trace: true,
@@ -712,6 +785,13 @@ impl Simulation {
         let Some(next) = self.queue.pop() else {
             return false;
         };
+        self.run_event(next);
+        true
+    }
+
+    /// Hands one event taken from the queue to its node and carries out
+    /// what the node emitted.
+    fn run_event(&mut self, next: Scheduled) {
         self.now_ms = next.at_ms;
         self.steps += 1;
         // One output list serves every step, so a step allocates nothing
@@ -797,13 +877,12 @@ impl Simulation {
         self.last_node = Some(node_id);
         self.apply(node_id, &mut out);
         self.out = out;
-        true
     }
 
     /// Steps until simulated time passes `until_ms` or nothing is left.
     pub fn run_until(&mut self, until_ms: u64) {
-        while self.queue.peek().is_some_and(|e| e.at_ms <= until_ms) {
-            self.step();
+        while let Some(next) = self.queue.pop_due(until_ms) {
+            self.run_event(next);
         }
         self.now_ms = self.now_ms.max(until_ms);
     }
@@ -918,16 +997,7 @@ impl Simulation {
     /// A process died with its connections open: its host's kernel resets
     /// each of them, so every peer that ever talked with it learns at once.
     fn reset_connections(&mut self, dead: NodeId) {
-        let peers: BTreeSet<NodeId> = self
-            .link_last_arrival_ms
-            .keys()
-            .filter_map(|(a, b)| match (*a == dead, *b == dead) {
-                (true, false) => Some(*b),
-                (false, true) => Some(*a),
-                _ => None,
-            })
-            .collect();
-        for peer in peers {
+        for peer in self.nodes.peers(dead) {
             self.schedule_disconnect(peer, dead, false);
         }
     }
@@ -967,7 +1037,7 @@ impl Simulation {
                 Output::Send { to, msg } => {
                     let jitter = self.rng.range(0, self.config.link_jitter_ms + 1);
                     let mut arrives = self.now_ms + self.config.link_latency_ms + jitter;
-                    let last = self.link_last_arrival_ms.entry((node, to)).or_insert(0);
+                    let last = self.nodes.last_arrival_mut(node, to);
                     arrives = arrives.max(*last);
                     *last = arrives;
                     if let Some(rpc) = msg.raft_api() {

@@ -122,6 +122,9 @@ pub struct Producer {
     accumulator: BTreeMap<TopicPartition, VecDeque<ProducerBatch>>,
     next_batch_id: u64,
     in_flight: BTreeMap<i32, InFlight>,
+    /// How many of `in_flight` went to each broker, by broker id, so the
+    /// sender knows a connection is full without counting on every drain.
+    in_flight_per_node: Vec<u32>,
     sticky: StickyPartitioner,
     round_robin: RoundRobinPartitioner,
     records: Vec<RecordOutcome>,
@@ -148,6 +151,7 @@ impl Producer {
             accumulator: BTreeMap::new(),
             next_batch_id: 1,
             in_flight: BTreeMap::new(),
+            in_flight_per_node: Vec::new(),
             sticky: StickyPartitioner::new(),
             round_robin: RoundRobinPartitioner::new(),
             records: Vec::new(),
@@ -372,7 +376,7 @@ impl Producer {
             ClientTimer::RequestTimeout { correlation_id } => {
                 // Kafka's NetworkClient disconnects after request.timeout.ms;
                 // a late answer on the old connection is never read.
-                if let Some(f) = self.in_flight.remove(&correlation_id) {
+                if let Some(f) = self.take_in_flight(correlation_id) {
                     for b in f.batches {
                         self.batch_failed(ctx, b, ErrorCode::RequestTimedOut);
                     }
@@ -398,7 +402,7 @@ impl Producer {
         }
         let failed: Vec<i32> = self.in_flight.iter().filter(|(_, f)| f.node == broker).map(|(c, _)| *c).collect();
         for correlation_id in failed {
-            if let Some(f) = self.in_flight.remove(&correlation_id) {
+            if let Some(f) = self.take_in_flight(correlation_id) {
                 for b in f.batches {
                     self.batch_failed(ctx, b, ErrorCode::NetworkException);
                 }
@@ -422,7 +426,16 @@ impl Producer {
         let mut by_node = std::mem::take(&mut self.drain_scratch);
         by_node.clear();
         let mut need_metadata = None;
+        let max_in_flight = self.config.max_in_flight_requests_per_connection;
         for (tp, queue) in &self.accumulator {
+            // A leader whose connection is full takes nothing on this drain,
+            // so its partitions are passed over before their batches are
+            // even looked at (a backlog's first batch is rarely in cache);
+            // every check here only skips, so their order changes nothing.
+            let leader = self.metadata.leader(tp);
+            if leader.is_some_and(|l| self.in_flight_to(l) >= max_in_flight) {
+                continue;
+            }
             let Some(first) = queue.front() else { continue };
             if !first.sealed || first.backoff_until_ms > now {
                 continue;
@@ -430,7 +443,7 @@ impl Producer {
             if first.base_sequence.is_none() && self.waits_for_old_epoch(tp) {
                 continue;
             }
-            match self.metadata.leader(tp) {
+            match leader {
                 Some(leader) => by_node.push((leader, tp.clone())),
                 None => need_metadata = Some(tp.topic.clone()),
             }
@@ -445,21 +458,17 @@ impl Producer {
             let end = start + by_node[start..].iter().take_while(|(n, _)| *n == node).count();
             let group = start..end;
             start = end;
-            let in_flight = self.in_flight.values().filter(|f| f.node == node).count() as u32;
-            if in_flight >= self.config.max_in_flight_requests_per_connection {
-                continue;
-            }
             let mut batches = Vec::with_capacity(group.len());
             for (_, tp) in &by_node[group] {
-                let tp = tp.clone();
-                let mut b = self.accumulator.get_mut(&tp).and_then(VecDeque::pop_front).expect("checked above");
+                let mut b = self.accumulator.get_mut(tp).and_then(VecDeque::pop_front).expect("checked above");
                 if self.config.enable_idempotence && b.base_sequence.is_none() {
                     // A bumped epoch restarts the partition's sequence at 0.
-                    if self.sequence_epoch.get(&tp) != Some(&self.producer_epoch) {
+                    if self.sequence_epoch.get(tp) != Some(&self.producer_epoch) {
                         self.sequence_epoch.insert(tp.clone(), self.producer_epoch);
                         self.next_sequence.insert(tp.clone(), 0);
                     }
-                    let next = self.next_sequence.entry(tp.clone()).or_insert(0);
+                    // The epoch check above inserted the partition if it was new.
+                    let next = self.next_sequence.get_mut(tp).expect("set with the sequence epoch");
                     b.base_sequence = Some(*next);
                     b.producer_epoch = self.producer_epoch;
                     *next = next.wrapping_add(b.record_count() as i32);
@@ -471,6 +480,27 @@ impl Producer {
         }
         by_node.clear();
         self.drain_scratch = by_node;
+    }
+
+    /// How many produce requests to `node` wait for an answer.
+    fn in_flight_to(&self, node: u32) -> u32 {
+        self.in_flight_per_node.get(node as usize).copied().unwrap_or(0)
+    }
+
+    fn in_flight_per_node_mut(&mut self, node: u32) -> &mut u32 {
+        let i = node as usize;
+        if self.in_flight_per_node.len() <= i {
+            self.in_flight_per_node.resize(i + 1, 0);
+        }
+        &mut self.in_flight_per_node[i]
+    }
+
+    /// Takes a produce request out of `in_flight` (answered, timed out or
+    /// disconnected).
+    fn take_in_flight(&mut self, correlation_id: i32) -> Option<InFlight> {
+        let f = self.in_flight.remove(&correlation_id)?;
+        *self.in_flight_per_node_mut(f.node) -= 1;
+        Some(f)
     }
 
     fn send_batches(&mut self, ctx: &mut Ctx, node: u32, batches: Vec<ProducerBatch>) {
@@ -503,6 +533,8 @@ impl Producer {
                 self.records[*r as usize].state = RecordState::InFlight { request: id };
             }
         }
+        let count = self.in_flight_per_node_mut(node);
+        *count += 1;
         self.in_flight.insert(id.correlation_id, InFlight { node, batches });
         ctx.timer(
             self.config.request_timeout_ms,
@@ -600,7 +632,7 @@ impl Producer {
     }
 
     fn on_produce_response(&mut self, ctx: &mut Ctx, id: RequestId, parts: Vec<super::super::protocol::ProducePartitionResponse>) {
-        let Some(f) = self.in_flight.remove(&id.correlation_id) else {
+        let Some(f) = self.take_in_flight(id.correlation_id) else {
             return;
         };
         for b in f.batches {

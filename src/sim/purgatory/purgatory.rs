@@ -198,28 +198,30 @@ impl<K: Ord + Clone, Op> Purgatory<K, Op> {
         mut try_complete: impl FnMut(&mut Op) -> bool,
     ) -> Vec<(u64, Op)> {
         self.observe(now_ms);
-        let Some(list) = self.watchers.remove(key) else {
+        // The list is filtered where it lies, in watch order, instead of
+        // being taken out of the map and put back under a cloned key.
+        let Some(list) = self.watchers.get_mut(key) else {
             return Vec::new();
         };
-        let mut kept = VecDeque::with_capacity(list.len());
+        let (pending, timer, expired_on_add) = (&mut self.pending, &mut self.timer, &mut self.expired_on_add);
         let mut completed = Vec::new();
-        for id in list {
-            let Some(entry) = self.pending.get_mut(&id) else {
+        list.retain(|&id| {
+            let Some(entry) = pending.get_mut(&id) else {
                 // Completed through another key or by its timeout: Kafka removes it here too.
-                continue;
+                return false;
             };
-            if try_complete(&mut entry.op) {
-                if let Some(entry) = self.pending.remove(&id) {
-                    self.timer.cancel(id);
-                    self.expired_on_add.retain(|&other| other != id);
-                    completed.push((id, entry.op));
-                }
-            } else {
-                kept.push_back(id);
+            if !try_complete(&mut entry.op) {
+                return true;
             }
-        }
-        if !kept.is_empty() {
-            self.watchers.insert(key.clone(), kept);
+            if let Some(entry) = pending.remove(&id) {
+                timer.cancel(id);
+                expired_on_add.retain(|&other| other != id);
+                completed.push((id, entry.op));
+            }
+            false
+        });
+        if list.is_empty() {
+            self.watchers.remove(key);
         }
         completed
     }

@@ -93,7 +93,34 @@ static CASTAGNOLI: Crc<u32> = Crc::<u32>::new(&CRC_32_ISCSI);
 
 /// CRC-32C of `data`; for a batch, `data` is bytes 21 to the end.
 pub fn crc32c(data: &[u8]) -> u32 {
+    // Natively on x86-64 the CPU's CRC32 instruction (SSE4.2, which
+    // computes exactly CRC-32C) takes 8 bytes a step, several times faster
+    // than the table; both give the same checksum.
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("sse4.2") {
+        // SAFETY: the CPU supports SSE4.2, as checked just above.
+        return unsafe { crc32c_sse42(data) };
+    }
     CASTAGNOLI.checksum(data)
+}
+
+/// CRC-32C with the SSE4.2 CRC32 instruction: the reflected Castagnoli
+/// polynomial, initial value and final XOR all ones, as CRC_32_ISCSI.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse4.2")]
+fn crc32c_sse42(data: &[u8]) -> u32 {
+    use std::arch::x86_64::{_mm_crc32_u64, _mm_crc32_u8};
+    let mut words = data.chunks_exact(8);
+    let mut crc = u64::from(u32::MAX);
+    for word in &mut words {
+        crc = _mm_crc32_u64(crc, u64::from_le_bytes(word.try_into().expect("chunks of 8")));
+    }
+    // The instruction leaves the high half zero, so this cannot truncate.
+    let mut crc = crc as u32;
+    for byte in words.remainder() {
+        crc = _mm_crc32_u8(crc, *byte);
+    }
+    !crc
 }
 
 /// Where the timestamps of a batch come from (attribute bit 3).
@@ -552,20 +579,26 @@ pub fn read_header(bytes: &[u8]) -> Result<BatchHeader, BatchError> {
             available: u32_of(bytes.len()),
         });
     }
+    // One length check covers every field: they are read straight from
+    // their fixed offsets instead of each checking the length again.
+    let h: &[u8; RECORDS_OFFSET] = bytes[..RECORDS_OFFSET].try_into().expect("the length was checked");
+    fn field<const N: usize>(h: &[u8; RECORDS_OFFSET], offset: usize) -> [u8; N] {
+        h[offset..offset + N].try_into().expect("fields lie inside the header")
+    }
     Ok(BatchHeader {
-        base_offset: base_offset(bytes)?,
-        batch_length: batch_length(bytes)?,
-        partition_leader_epoch: partition_leader_epoch(bytes)?,
-        magic: magic(bytes)?,
-        crc: stored_crc(bytes)?,
-        attributes: attributes(bytes)?,
-        last_offset_delta: last_offset_delta(bytes)?,
-        base_timestamp: base_timestamp(bytes)?,
-        max_timestamp: max_timestamp(bytes)?,
-        producer_id: producer_id(bytes)?,
-        producer_epoch: producer_epoch(bytes)?,
-        base_sequence: base_sequence(bytes)?,
-        records_count: records_count(bytes)?,
+        base_offset: i64::from_be_bytes(field(h, BASE_OFFSET_OFFSET)),
+        batch_length: i32::from_be_bytes(field(h, BATCH_LENGTH_OFFSET)),
+        partition_leader_epoch: i32::from_be_bytes(field(h, PARTITION_LEADER_EPOCH_OFFSET)),
+        magic: i8::from_be_bytes(field(h, MAGIC_OFFSET)),
+        crc: u32::from_be_bytes(field(h, CRC_OFFSET)),
+        attributes: i16::from_be_bytes(field(h, ATTRIBUTES_OFFSET)),
+        last_offset_delta: i32::from_be_bytes(field(h, LAST_OFFSET_DELTA_OFFSET)),
+        base_timestamp: i64::from_be_bytes(field(h, BASE_TIMESTAMP_OFFSET)),
+        max_timestamp: i64::from_be_bytes(field(h, MAX_TIMESTAMP_OFFSET)),
+        producer_id: i64::from_be_bytes(field(h, PRODUCER_ID_OFFSET)),
+        producer_epoch: i16::from_be_bytes(field(h, PRODUCER_EPOCH_OFFSET)),
+        base_sequence: i32::from_be_bytes(field(h, BASE_SEQUENCE_OFFSET)),
+        records_count: i32::from_be_bytes(field(h, RECORDS_COUNT_OFFSET)),
     })
 }
 
@@ -948,8 +981,13 @@ impl BatchBuilder {
         if new_size > i32::MAX as u64 + u64::from(LOG_OVERHEAD) {
             return Err(BatchError::TooLarge { size: new_size });
         }
-        // One allocation for the record instead of a few doublings on the way.
-        self.records.reserve(record_total_size(body) as usize);
+        // One allocation for the record instead of a few doublings on the
+        // way. The first record makes room for three more like it (up to
+        // 16 KiB, Kafka's default batch.size), so a small batch grows its
+        // buffer once rather than at every record.
+        let size = record_total_size(body) as usize;
+        let room = if self.records.is_empty() { size.max(size.saturating_mul(4).min(16_384)) } else { size };
+        self.records.reserve(room);
         encode_varint(body as i32, &mut self.records);
         self.records.push(0); // Record attributes are unused and always 0.
         encode_varlong(timestamp_delta, &mut self.records);
@@ -1784,6 +1822,16 @@ pub fn validate(bytes: &[u8], max_message_bytes: u32) -> Result<(), ValidationEr
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn crc32c_is_the_castagnoli_tables_whatever_the_length() {
+        // The check value of CRC-32C, then lengths around the 8-byte steps.
+        assert_eq!(crc32c(b"123456789"), 0xE306_9283);
+        let data: Vec<u8> = (0u32..300).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+        for len in 0..data.len() {
+            assert_eq!(crc32c(&data[..len]), CASTAGNOLI.checksum(&data[..len]), "length {len}");
+        }
+    }
+
     use super::*;
 
     const BASE_TS: i64 = 1_700_000_000_000;
