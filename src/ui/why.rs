@@ -346,6 +346,19 @@ mod tests {
     }
 
     #[test]
+    fn with_every_replica_down_the_partition_is_offline_and_says_why() {
+        let mut s = Session::default();
+        for broker in 0..3 {
+            s.command_now(Command::KillBroker { broker }).unwrap();
+        }
+        s.step_until(50_000, |_| false);
+        let w = why(&s, 2);
+        assert!(matches!(w.leader, LeaderWhy::Offline { any_alive: false, .. }), "{w:?}");
+        assert!(leader_text(Lang::En, &w.leader).contains("none of its replicas is alive"));
+        assert!(leader_text(Lang::Ko, &w.leader).contains("오프라인"));
+    }
+
+    #[test]
     fn the_high_watermark_is_explained_by_the_isr_offsets() {
         let s = Session::default();
         let w = why(&s, 1);
