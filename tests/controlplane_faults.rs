@@ -519,3 +519,45 @@ fn a_leader_whose_followers_are_fenced_advances_its_high_watermark_on_the_isr_ch
         assert!(sim.now_ms() < cut_at + 30_000, "seed {seed}: well before the leader's own lag check");
     }
 }
+
+/// KIP-497: a leader that finds a follower lagging asks the controller to
+/// shrink the ISR, and until the change is committed the follower still
+/// counts, so the high watermark does not move past it on the leader's own
+/// word (Kafka's PendingShrinkIsr keeps the committed ISR as the maximal one).
+#[test]
+fn a_pending_isr_shrink_holds_the_high_watermark_until_the_controller_commits_it() {
+    for seed in SEEDS {
+        let mut sim = cluster(seed, 1);
+        sim.command(produce_to(0, "orders", 0, None, "before")).unwrap();
+        run_for(&mut sim, 2_000);
+        let leader = replica(&sim, 0, 0).0.expect("a leader");
+        let follower = (0..3).find(|b| *b != leader).unwrap();
+        // Cut the follower off from the leader only: it keeps heartbeating
+        // the controllers, so it is not fenced; only its fetches stop.
+        sim.command(cut(brokers(&[follower]), brokers(&[leader]))).unwrap();
+        run_for(&mut sim, 1);
+        sim.command(produce_to(0, "orders", 0, None, "while cut off")).unwrap();
+        let from = sim.trace().len();
+        run_for(&mut sim, 60_000);
+        let trace = &sim.trace()[from..];
+        let on_leader = |e: &&kafkascope::sim::trace::TraceEvent| e.node == NodeId::Broker(leader);
+        let shrunk = trace
+            .iter()
+            .filter(on_leader)
+            .find(|e| matches!(&e.kind, TraceKind::IsrShrunk { removed, .. } if removed.contains(&follower)))
+            .unwrap_or_else(|| panic!("seed {seed}: the leader shrank the ISR"));
+        let advanced = trace
+            .iter()
+            .filter(on_leader)
+            .find(|e| e.step >= shrunk.step && matches!(e.kind, TraceKind::HighWatermarkAdvanced { .. }))
+            .unwrap_or_else(|| panic!("seed {seed}: the HW advanced once the shrink was committed"));
+        assert!(
+            advanced.time_ms > shrunk.time_ms,
+            "seed {seed}: the HW moved at {} ms, in the step that proposed the shrink ({} ms), before the controller committed it",
+            advanced.time_ms,
+            shrunk.time_ms
+        );
+        assert_eq!(replica(&sim, leader, 0).2.contains(&follower), false, "seed {seed}: the committed ISR left the follower out");
+        assert_eq!(acked(&sim, 0).len(), 2, "seed {seed}: both records acknowledged in the end");
+    }
+}

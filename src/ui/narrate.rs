@@ -158,7 +158,7 @@ pub fn narrate(event: &TraceEvent) -> String {
             "The high watermark of {partition} on leader {replica} moved from {from} to {to}: every in-sync replica {isr:?} has the records below it, so they are committed."
         ),
         TraceKind::IsrShrunk { partition, removed, lag_ms, isr } => format!(
-            "Replica {removed:?} left the ISR of {partition}: not caught up for {lag_ms} ms, more than replica.lag.time.max.ms. Lag is measured in time, not messages. ISR now {isr:?}."
+            "Replica {removed:?} left the ISR of {partition}: not caught up for {lag_ms} ms, more than replica.lag.time.max.ms. Lag is measured in time, not messages. The ISR becomes {isr:?}: with a controller quorum once the active controller commits the leader's AlterPartition, and until then the replica still holds the high watermark back."
         ),
         TraceKind::IsrExpanded { partition, replica, follower_leo, isr } => format!(
             "Follower {replica} rejoined the ISR of {partition}: its log end offset {follower_leo} reached the high watermark. ISR now {isr:?}."

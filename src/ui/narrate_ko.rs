@@ -192,7 +192,7 @@ pub fn narrate(event: &TraceEvent) -> String {
             ro(to)
         ),
         TraceKind::IsrShrunk { partition, removed, lag_ms, isr } => format!(
-            "{} {partition}의 ISR에서 빠졌습니다: {lag_ms} ms 동안 리더를 따라잡지 못해 replica.lag.time.max.ms를 넘겼기 때문입니다. 뒤처짐은 메시지 개수가 아니라 시간으로 잽니다. 이제 ISR은 {isr:?}입니다.",
+            "{} {partition}의 ISR에서 빠졌습니다: {lag_ms} ms 동안 리더를 따라잡지 못해 replica.lag.time.max.ms를 넘겼기 때문입니다. 뒤처짐은 메시지 개수가 아니라 시간으로 잽니다. ISR은 {isr:?}이 됩니다: 컨트롤러 쿼럼이 있으면 액티브 컨트롤러가 리더의 AlterPartition을 커밋한 뒤이며, 그때까지 이 레플리카는 여전히 하이 워터마크를 붙잡습니다.",
             ga(format!("레플리카 {removed:?}"))
         ),
         TraceKind::IsrExpanded { partition, replica, follower_leo, isr } => format!(

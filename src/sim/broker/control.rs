@@ -354,6 +354,9 @@ impl Broker {
                 // A refused change: back to the committed ISR. An accepted
                 // one arrives as a PartitionChangeRecord.
                 if error != ErrorCode::None {
+                    if let Some(p) = self.partitions.get_mut(&partition) {
+                        p.pending_shrink = None;
+                    }
                     if let (Some(p), Some(a)) = (self.partitions.get_mut(&partition), self.metadata.partitions.get(&partition)) {
                         if p.is_leader(me) && p.leader_epoch == a.leader_epoch {
                             p.isr = a.isr.clone();
@@ -435,6 +438,7 @@ impl Broker {
                     leader_epoch: -1,
                     partition_epoch: 0,
                     isr: r.isr.clone(),
+                    pending_shrink: None,
                     log,
                     high_watermark: 0,
                     followers: BTreeMap::new(),
@@ -448,6 +452,7 @@ impl Broker {
         let same_leadership = p.leader == r.leader && p.leader_epoch == r.leader_epoch;
         if same_leadership {
             p.isr = r.isr.clone();
+            p.pending_shrink = None;
             // As Partition.makeLeader does: the ISR may be down to the
             // leader alone now, so the high watermark may move, and the
             // produces waiting on the removed replicas complete.
@@ -476,7 +481,7 @@ impl Broker {
     pub(super) fn send_alter_partition(&mut self, ctx: &mut Ctx, tp: &TopicPartition) {
         let me = self.id;
         let Some(p) = self.partitions.get(tp) else { return };
-        let (leader_epoch, isr) = (p.leader_epoch, p.isr.clone());
+        let (leader_epoch, isr) = (p.leader_epoch, p.pending_shrink.clone().unwrap_or_else(|| p.isr.clone()));
         let Some(c) = self.control.as_mut() else { return };
         let partition_epoch = c.committed_partition_epochs.get(tp).copied().unwrap_or(0);
         let to = c.target();

@@ -711,8 +711,9 @@ impl Broker {
             if !p.is_leader(me) {
                 continue;
             }
-            if let Some(IsrChange::Shrunk { removed, lag_ms }) = p.maybe_shrink_isr(me, ctx.now_ms, lag_max) {
-                let isr = p.isr.clone();
+            let commit_first = self.control.is_some();
+            if let Some(IsrChange::Shrunk { removed, lag_ms }) = p.maybe_shrink_isr(me, ctx.now_ms, lag_max, commit_first) {
+                let isr = p.pending_shrink.clone().unwrap_or_else(|| p.isr.clone());
                 self.record_isr(&tp, &isr);
                 ctx.trace(|| TraceKind::IsrShrunk { partition: tp.clone(), removed, lag_ms, isr });
                 self.send_alter_partition(ctx, &tp);

@@ -212,6 +212,7 @@ impl Broker {
                 leader_epoch: -1,
                 partition_epoch: 0,
                 isr: assignment.isr.clone(),
+                pending_shrink: None,
                 log,
                 high_watermark: 0,
                 followers: BTreeMap::new(),

@@ -38,6 +38,10 @@ pub struct Partition {
     pub leader_epoch: i32,
     pub partition_epoch: i32,
     pub isr: Vec<u32>,
+    /// A shrink sent to the controller and not yet committed (KIP-497's
+    /// PendingShrinkIsr): until it is, `isr` keeps the replicas being
+    /// removed, so they still hold the high watermark back.
+    pub pending_shrink: Option<Vec<u32>>,
     pub log: Log,
     pub high_watermark: i64,
     /// Filled on the leader only.
@@ -66,6 +70,7 @@ impl Partition {
         self.leader = Some(me);
         self.leader_epoch = epoch;
         self.isr = isr;
+        self.pending_shrink = None;
         let leo = self.log.log_end_offset();
         // A leader records (epoch -> its LEO) so followers can find where
         // their logs diverge. Assigning an epoch the cache already has at a
@@ -93,6 +98,7 @@ impl Partition {
         self.leader = leader;
         self.leader_epoch = epoch;
         self.isr = isr;
+        self.pending_shrink = None;
         self.followers.clear();
     }
 
@@ -141,8 +147,13 @@ impl Partition {
 
     /// Drops followers that have not been caught up within
     /// `replica.lag.time.max.ms` (Partition.maybeShrinkIsr): lag is time, not
-    /// a count of messages.
-    pub fn maybe_shrink_isr(&mut self, me: u32, now_ms: u64, lag_time_max_ms: u64) -> Option<IsrChange> {
+    /// a count of messages. With `commit_first` (a controller quorum) the
+    /// shrink only becomes pending: the ISR stays as committed until the
+    /// controller's record arrives, and no second change starts meanwhile.
+    pub fn maybe_shrink_isr(&mut self, me: u32, now_ms: u64, lag_time_max_ms: u64, commit_first: bool) -> Option<IsrChange> {
+        if self.pending_shrink.is_some() {
+            return None;
+        }
         let leader_leo = self.log.log_end_offset();
         let mut removed = Vec::new();
         let mut worst_lag = 0;
@@ -162,8 +173,13 @@ impl Partition {
         if removed.is_empty() {
             return None;
         }
-        self.isr.retain(|r| !removed.contains(r));
-        self.partition_epoch += 1;
+        let shrunk: Vec<u32> = self.isr.iter().copied().filter(|r| !removed.contains(r)).collect();
+        if commit_first {
+            self.pending_shrink = Some(shrunk);
+        } else {
+            self.isr = shrunk;
+            self.partition_epoch += 1;
+        }
         Some(IsrChange::Shrunk { removed, lag_ms: worst_lag })
     }
 
