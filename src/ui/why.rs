@@ -35,6 +35,8 @@ pub enum LeaderWhy {
 pub enum Standing {
     Stopped,
     Fenced,
+    /// In a controlled shutdown: the controller moves leadership off it.
+    ShuttingDown,
     OutOfIsr,
 }
 
@@ -68,10 +70,10 @@ fn status_of(view: &ClusterView, broker: u32) -> BrokerStatus {
     view.brokers.iter().find(|b| b.id == broker).map_or(BrokerStatus::Stopped, |b| b.status)
 }
 
-/// Kafka's controller elects only unfenced brokers: a stopped or fenced
-/// broker is not "alive" to it.
+/// Kafka's controller elects only active brokers: unfenced and not in a
+/// controlled shutdown (the simulation's controller uses the same rule).
 fn can_lead(view: &ClusterView, broker: u32) -> bool {
-    matches!(status_of(view, broker), BrokerStatus::Running | BrokerStatus::ShuttingDown)
+    status_of(view, broker) == BrokerStatus::Running
 }
 
 /// Reads the reasons for one partition from the view, or None if there is
@@ -91,7 +93,8 @@ pub fn partition_why(view: &ClusterView, topic: &str, partition: u32) -> Option<
                 let preferred_status = match status_of(view, preferred) {
                     BrokerStatus::Stopped => Standing::Stopped,
                     BrokerStatus::Fenced => Standing::Fenced,
-                    _ => Standing::OutOfIsr,
+                    BrokerStatus::ShuttingDown => Standing::ShuttingDown,
+                    BrokerStatus::Running => Standing::OutOfIsr,
                 };
                 LeaderWhy::FirstLiveInIsr { leader: l, replicas: p.replicas.clone(), preferred, preferred_status }
             } else {
@@ -178,6 +181,7 @@ pub fn leader_text(lang: Lang, why: &LeaderWhy) -> String {
             match preferred_status {
                 Standing::Stopped => "is down",
                 Standing::Fenced => "is fenced",
+                Standing::ShuttingDown => "is in a controlled shutdown",
                 Standing::OutOfIsr => "is out of the ISR",
             },
             list(replicas)
@@ -187,6 +191,7 @@ pub fn leader_text(lang: Lang, why: &LeaderWhy) -> String {
             match preferred_status {
                 Standing::Stopped => "멈춰 있어",
                 Standing::Fenced => "펜싱되어",
+                Standing::ShuttingDown => "제어된 종료 중이어서",
                 Standing::OutOfIsr => "ISR 밖에 있어",
             },
             list(replicas)
@@ -356,6 +361,24 @@ mod tests {
         assert!(matches!(w.leader, LeaderWhy::Offline { any_alive: false, .. }), "{w:?}");
         assert!(leader_text(Lang::En, &w.leader).contains("none of its replicas is alive"));
         assert!(leader_text(Lang::Ko, &w.leader).contains("오프라인"));
+    }
+
+    #[test]
+    fn a_preferred_leader_in_controlled_shutdown_is_no_candidate() {
+        let s = Session::default();
+        let mut view = s.view();
+        let p = view.partition("orders", 0).unwrap().clone();
+        let (preferred, next) = (p.replicas[0], p.replicas[1]);
+        // The moment after the controller moved leadership off a broker in
+        // controlled shutdown: the broker is still up and in the ISR.
+        view.brokers.iter_mut().find(|b| b.id == preferred).unwrap().status = BrokerStatus::ShuttingDown;
+        view.partitions.iter_mut().find(|x| x.topic == "orders" && x.partition == 0).unwrap().leader = Some(next);
+        let w = partition_why(&view, "orders", 0).unwrap();
+        assert_eq!(
+            w.leader,
+            LeaderWhy::FirstLiveInIsr { leader: next, replicas: p.replicas.clone(), preferred, preferred_status: Standing::ShuttingDown }
+        );
+        assert!(leader_text(Lang::En, &w.leader).contains("is in a controlled shutdown"));
     }
 
     #[test]
