@@ -199,26 +199,16 @@ fn indexes(props: &IndexesProps) -> Html {
     let s = &props.segment;
     html! {
         <div class="indexes">
-            <div>
-                <h3>{ format!("{} · {}", t.offset_index, s.name.replace(".log", ".index")) }</h3>
-                if s.index_entries.is_empty() {
-                    <p class="hint">{ t.index_empty }</p>
-                } else {
-                    <ul class="index-entries">
-                        { for s.index_entries.iter().map(|(o, pos)| html! { <li>{ format!("offset {o} → position {pos}") }</li> }) }
-                    </ul>
-                }
-            </div>
-            <div>
-                <h3>{ format!("{} · {}", t.time_index, s.name.replace(".log", ".timeindex")) }</h3>
-                if s.time_index_entries.is_empty() {
-                    <p class="hint">{ t.index_empty }</p>
-                } else {
-                    <ul class="index-entries">
-                        { for s.time_index_entries.iter().map(|(ts, o)| html! { <li>{ format!("timestamp {ts} → offset {o}") }</li> }) }
-                    </ul>
-                }
-            </div>
+            { index_file(
+                format!("{} · {}", t.offset_index, s.name.replace(".log", ".index")),
+                s.index_entries.iter().map(|(o, pos)| format!("offset {o} → position {pos}")).collect(),
+                t.index_empty,
+            ) }
+            { index_file(
+                format!("{} · {}", t.time_index, s.name.replace(".log", ".timeindex")),
+                s.time_index_entries.iter().map(|(ts, o)| format!("timestamp {ts} → offset {o}")).collect(),
+                t.index_empty,
+            ) }
             <div>
                 <h3>{ t.last_lookup }</h3>
                 { match &props.lookup {
@@ -241,6 +231,23 @@ fn indexes(props: &IndexesProps) -> Html {
                     },
                 } }
             </div>
+        </div>
+    }
+}
+
+/// One index file: its name and its entries, one a line, or a note that it
+/// is empty.
+fn index_file(title: String, entries: Vec<String>, empty: &'static str) -> Html {
+    html! {
+        <div>
+            <h3>{ title }</h3>
+            if entries.is_empty() {
+                <p class="hint">{ empty }</p>
+            } else {
+                <ul class="index-entries">
+                    { for entries.iter().map(|e| html! { <li>{ e }</li> }) }
+                </ul>
+            }
         </div>
     }
 }
