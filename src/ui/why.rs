@@ -63,6 +63,8 @@ pub struct PartitionWhy {
     /// smallest of (as the leader knows them).
     pub high_watermark: i64,
     pub isr_offsets: Vec<(u32, i64)>,
+    /// The leader's min.insync.replicas (None with no leader).
+    pub min_insync_replicas: Option<u32>,
     pub replica_lag_time_max_ms: u64,
 }
 
@@ -137,6 +139,7 @@ pub fn partition_why(view: &ClusterView, topic: &str, partition: u32) -> Option<
         replicas,
         high_watermark: p.high_watermark,
         isr_offsets,
+        min_insync_replicas: leader_replica.map(|r| r.min_insync_replicas),
         replica_lag_time_max_ms: view.replica_lag_time_max_ms,
     })
 }
@@ -256,7 +259,10 @@ pub fn high_watermark_text(lang: Lang, why: &PartitionWhy) -> String {
     let offsets = |word: &str, at: &str| -> String {
         why.isr_offsets.iter().map(|(b, leo)| format!("{word} {b}{at}{leo}")).collect::<Vec<_>>().join(", ")
     };
-    match lang {
+    // Since Kafka 3.7 the HW does not move while the ISR is below
+    // min.insync.replicas.
+    let frozen = why.min_insync_replicas.filter(|m| (why.isr_offsets.len() as u32) < *m);
+    let text = match lang {
         Lang::En => format!(
             "HW {}: the leader moves it to the smallest log end offset in the ISR as it learns them from the followers' fetches ({}). Consumers read only below it.",
             why.high_watermark,
@@ -266,6 +272,15 @@ pub fn high_watermark_text(lang: Lang, why: &PartitionWhy) -> String {
             "HW {}: 리더는 팔로워의 페치로 알게 된 ISR의 로그 끝 오프셋 중 가장 작은 값으로 HW를 옮깁니다(ISR 로그 끝 오프셋: {}). 컨슈머는 그 아래만 읽습니다.",
             why.high_watermark,
             offsets("브로커", ": ")
+        ),
+    };
+    match (lang, frozen) {
+        (_, None) => text,
+        (Lang::En, Some(m)) => format!(
+            "{text} Now the ISR has fewer than min.insync.replicas ({m}) members, so the HW stays where it is and acks=all produces are refused with NOT_ENOUGH_REPLICAS."
+        ),
+        (Lang::Ko, Some(m)) => format!(
+            "{text} 지금은 ISR 멤버가 min.insync.replicas({m})보다 적어 HW가 그대로 머물고, acks=all 프로듀스는 NOT_ENOUGH_REPLICAS로 거부됩니다."
         ),
     }
 }
@@ -379,6 +394,20 @@ mod tests {
             LeaderWhy::FirstLiveInIsr { leader: next, replicas: p.replicas.clone(), preferred, preferred_status: Standing::ShuttingDown }
         );
         assert!(leader_text(Lang::En, &w.leader).contains("is in a controlled shutdown"));
+    }
+
+    #[test]
+    fn an_isr_below_min_insync_replicas_freezes_the_high_watermark_and_says_so() {
+        let setup = crate::ui::setup::Setup { min_insync_replicas: 3, ..Default::default() };
+        let mut s = setup.start().unwrap();
+        assert!(!high_watermark_text(Lang::En, &why(&s, 0)).contains("min.insync.replicas"), "a full ISR is not frozen");
+        let follower = s.view().partition("orders", 0).unwrap().replicas[2];
+        s.command_now(Command::KillBroker { broker: follower }).unwrap();
+        s.step_until(50_000, |_| false);
+        let w = why(&s, 0);
+        assert_eq!((w.isr_offsets.len(), w.min_insync_replicas), (2, Some(3)), "{w:?}");
+        assert!(high_watermark_text(Lang::En, &w).contains("fewer than min.insync.replicas (3)"));
+        assert!(high_watermark_text(Lang::Ko, &w).contains("NOT_ENOUGH_REPLICAS"));
     }
 
     #[test]
