@@ -24,7 +24,7 @@
 //!   - [`ui::session`]: the UI's state outside any component: the simulation
 //!     plus the snapshots that make **Step back** exact.
 //!   - [`ui::narrate`]: one sentence for each trace event.
-//!   - [`ui::app`]: the components.
+//!   - [`ui::components`]: the components, one a file; [`ui::state`]: the state and its reducer.
 //! - `src/main.rs` only mounts the app; `src/bin/kafkascope-cli.rs` is the
 //!   headless command line over the same core.
 

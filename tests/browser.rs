@@ -33,7 +33,7 @@ fn button(root: &web_sys::Element, label: &str) -> web_sys::HtmlElement {
 async fn the_app_produces_and_steps_to_the_offset() {
     let root = document().create_element("div").unwrap();
     document().body().unwrap().append_child(&root).unwrap();
-    yew::Renderer::<kafkascope::ui::app::App>::with_root(root.clone()).render();
+    yew::Renderer::<kafkascope::ui::components::App>::with_root(root.clone()).render();
     yew::scheduler::flush().await;
 
     assert!(root.text_content().unwrap().contains("Nothing produced yet"));
@@ -106,7 +106,7 @@ async fn a_broken_link_is_announced_and_the_default_cluster_opens() {
     history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some("#s=!!")).unwrap();
     let root = document().create_element("div").unwrap();
     document().body().unwrap().append_child(&root).unwrap();
-    yew::Renderer::<kafkascope::ui::app::App>::with_root(root.clone()).render();
+    yew::Renderer::<kafkascope::ui::components::App>::with_root(root.clone()).render();
     yew::scheduler::flush().await;
     let alert = root.query_selector("[role='alert']").unwrap().expect("an alert");
     assert!(alert.text_content().unwrap().contains("This share link could not be opened"));

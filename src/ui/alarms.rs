@@ -2,8 +2,7 @@
 //! with a button that jumps to the step that broke it.
 
 use super::i18n::Lang;
-use crate::sim::invariants::{Guarantee, Invariant, NoGuarantee, Violation};
-use yew::prelude::*;
+use crate::sim::invariants::{Guarantee, Invariant, NoGuarantee};
 
 /// An invariant's name in the page's language.
 pub fn invariant_name(lang: Lang, i: Invariant) -> &'static str {
@@ -44,43 +43,3 @@ pub fn guarantee_note(lang: Lang, g: Guarantee) -> &'static str {
     }
 }
 
-#[derive(Properties, PartialEq)]
-pub struct AlarmsProps {
-    pub violations: Vec<Violation>,
-    pub on_jump: Callback<u64>,
-}
-
-#[function_component(Alarms)]
-pub fn alarms(props: &AlarmsProps) -> Html {
-    let lang = use_context::<Lang>().unwrap_or_default();
-    let t = lang.texts();
-    html! {
-        <section class={classes!("alarms", (!props.violations.is_empty()).then_some("raised"))} role="region" aria-label="Alarms">
-            <h2>{ format!("{} ({})", t.alarms, props.violations.len()) }</h2>
-            if props.violations.is_empty() {
-                <p class="hint">{ t.no_alarms }</p>
-            } else {
-                <ul>
-                { for props.violations.iter().map(|v| {
-                    let step = v.step;
-                    let on_jump = props.on_jump.clone();
-                    let onclick = Callback::from(move |_: MouseEvent| on_jump.emit(step));
-                    html! {
-                        <li role="alert">
-                            <strong>{ invariant_name(lang, v.invariant) }</strong>
-                            { format!(" · {} {} · {} ms · {}", t.step_word, v.step, v.time_ms, v.node) }
-                            <p class="alarm-description">{ v.description.clone() }</p>
-                            if let Some(g) = v.guarantee {
-                                <p class="alarm-guarantee">{ guarantee_note(lang, g) }</p>
-                            }
-                            <button type="button" class="secondary" {onclick} aria-label={format!("Jump to step {step}")}>
-                                { format!("{} {step}", t.jump_to_step) }
-                            </button>
-                        </li>
-                    }
-                }) }
-                </ul>
-            }
-        </section>
-    }
-}

@@ -217,6 +217,30 @@ pub struct Texts {
     /// Opens a partition's reasons: its leader, its ISR, its HW.
     pub why_partition: &'static str,
     pub link_too_long: &'static str,
+    pub one_broker: &'static str,
+    pub active_word: &'static str,
+    pub role_leader: &'static str,
+    pub role_follower: &'static str,
+    pub role_candidate: &'static str,
+    pub role_prospective: &'static str,
+    pub role_unattached: &'static str,
+    pub role_resigned: &'static str,
+    pub replicas_word: &'static str,
+    pub producer_word: &'static str,
+    pub consumer_word: &'static str,
+    pub auto_pick: &'static str,
+    pub auto_pick_hint: &'static str,
+    pub replica_fetchers: &'static str,
+    pub logs_word: &'static str,
+    pub no_fetchers: &'static str,
+    pub replica_fetch_word: &'static str,
+    pub inside_word: &'static str,
+    pub expires_in: &'static str,
+    pub operations_word: &'static str,
+    pub share: &'static str,
+    pub share_intro: &'static str,
+    pub first_hint: &'static str,
+    pub all_calm: &'static str,
 }
 
 pub static EN: Texts = Texts {
@@ -387,6 +411,30 @@ pub static EN: Texts = Texts {
     partition_why: "why this partition",
     why_partition: "Why?",
     link_too_long: "This run is too long for a share link (more than 500,000 steps or 20,000 actions).",
+    one_broker: "the picked broker",
+    active_word: "active",
+    role_leader: "leader",
+    role_follower: "follower",
+    role_candidate: "candidate",
+    role_prospective: "prospective",
+    role_unattached: "unattached",
+    role_resigned: "resigned",
+    replicas_word: "replicas",
+    producer_word: "producer",
+    consumer_word: "consumer",
+    auto_pick: "follows your request",
+    auto_pick_hint: "Until you pick a node on the map, the stage shows the broker your own request is in.",
+    replica_fetchers: "Replica fetchers",
+    logs_word: "Logs",
+    no_fetchers: "No replica fetcher: this broker follows no leader.",
+    replica_fetch_word: "Replica fetch",
+    inside_word: "inside",
+    expires_in: "expires in",
+    operations_word: "operations",
+    share: "Share",
+    share_intro: "A share link holds the whole run: the setup, the seed, every action and the step shown. Opening it replays the same run, step for step.",
+    first_hint: "Produce a record, then Step; or kill a broker and press Play.",
+    all_calm: "The cluster is healthy: every partition has a live leader and the controller quorum has an active controller.",
 };
 
 pub static KO: Texts = Texts {
@@ -557,6 +605,30 @@ pub static KO: Texts = Texts {
     partition_why: "이 파티션인 이유",
     why_partition: "왜?",
     link_too_long: "이 실행은 공유 링크에 담기에 너무 깁니다(500,000단계 또는 동작 20,000개 초과).",
+    one_broker: "고른 브로커",
+    active_word: "액티브",
+    role_leader: "리더",
+    role_follower: "팔로워",
+    role_candidate: "후보",
+    role_prospective: "예비 후보",
+    role_unattached: "미소속",
+    role_resigned: "사임",
+    replicas_word: "복제본",
+    producer_word: "프로듀서",
+    consumer_word: "컨슈머",
+    auto_pick: "내 요청을 따라감",
+    auto_pick_hint: "지도에서 노드를 고르기 전까지는, 내 요청이 들어 있는 브로커를 보여 줍니다.",
+    replica_fetchers: "레플리카 페처",
+    logs_word: "로그",
+    no_fetchers: "레플리카 페처 없음: 이 브로커는 따르는 리더가 없습니다.",
+    replica_fetch_word: "복제 페치",
+    inside_word: "내부",
+    expires_in: "만료까지",
+    operations_word: "작업",
+    share: "공유",
+    share_intro: "공유 링크에는 실행 전체가 담깁니다: 설정, 시드, 모든 동작, 보고 있던 단계. 링크를 열면 같은 실행이 단계마다 똑같이 다시 재생됩니다.",
+    first_hint: "레코드를 프로듀스한 뒤 한 단계씩 넘겨 보세요. 아니면 브로커를 죽이고 재생을 눌러 보세요.",
+    all_calm: "클러스터가 건강합니다: 모든 파티션에 살아 있는 리더가 있고, 컨트롤러 쿼럼에는 액티브 컨트롤러가 있습니다.",
 };
 
 // ---------------------------------------------------------------------------
@@ -942,5 +1014,90 @@ pub fn header_error(lang: Lang, e: &super::forms::HeaderError) -> String {
         (Lang::Ko, NoEquals(x)) => format!("헤더: {x:?}에 키와 값을 나누는 '='가 없습니다(key=value, key=value 형식으로 적으세요)."),
         (Lang::En, EmptyKey(x)) => format!("Headers: {x:?} has an empty key; every header needs one."),
         (Lang::Ko, EmptyKey(x)) => format!("헤더: {x:?}의 키가 비어 있습니다. 모든 헤더에는 키가 있어야 합니다."),
+    }
+}
+
+/// A duration a person reads at a glance: "350 ms", "4.2 s", "1 min 5 s".
+pub fn duration(lang: Lang, ms: u64) -> String {
+    let (s, min) = match lang {
+        Lang::En => ("s", "min"),
+        Lang::Ko => ("초", "분"),
+    };
+    if ms < 1_000 {
+        format!("{ms} ms")
+    } else if ms < 60_000 {
+        format!("{}.{} {s}", ms / 1_000, ms % 1_000 / 100)
+    } else {
+        format!("{} {min} {} {s}", ms / 60_000, ms % 60_000 / 1_000)
+    }
+}
+
+/// The simulated clock: seconds with milliseconds, "12.345 s".
+pub fn clock(lang: Lang, ms: u64) -> String {
+    let unit = match lang {
+        Lang::En => "s",
+        Lang::Ko => "초",
+    };
+    format!("{}.{:03} {unit}", ms / 1_000, ms % 1_000)
+}
+
+/// What a broker leads, for the stage's picked-node line.
+pub fn leads_summary(lang: Lang, partitions: &[String]) -> String {
+    let list = super::story::prose_list(lang, partitions);
+    match (lang, partitions.is_empty()) {
+        (Lang::En, true) => "leads no partition".into(),
+        (Lang::En, false) => format!("leads {list}"),
+        (Lang::Ko, true) => "이끄는 파티션 없음".into(),
+        (Lang::Ko, false) => format!("{list}의 리더"),
+    }
+}
+
+/// A stopped controller, for its insides.
+pub fn controller_down(lang: Lang, log_end_offset: i64) -> String {
+    match lang {
+        Lang::En => format!(
+            "The process is down. Its metadata log (end offset {log_end_offset}) and its quorum state survive on disk; restarted, it rejoins as a follower or a voter of the newest epoch."
+        ),
+        Lang::Ko => format!(
+            "프로세스가 멈췄습니다. 메타데이터 로그(끝 오프셋 {log_end_offset})와 쿼럼 상태는 디스크에 남아 있어, 다시 시작하면 최신 에포크의 팔로워나 투표자로 돌아옵니다."
+        ),
+    }
+}
+
+/// What a Raft role does in the KRaft quorum, in a sentence.
+pub fn raft_role_explained(lang: Lang, role: &crate::sim::raft::state::RaftRole, active: bool) -> String {
+    use crate::sim::raft::state::RaftRole as R;
+    match (lang, role) {
+        (Lang::En, R::Leader { .. }) if active => "The active controller: the Raft leader of the quorum. It appends metadata records (registrations, fencing, new partition leaders); a record is committed once a majority of voters has fetched it.".into(),
+        (Lang::Ko, R::Leader { .. }) if active => "액티브 컨트롤러: 쿼럼의 Raft 리더입니다. 메타데이터 레코드(등록, 펜싱, 새 파티션 리더)를 덧붙이며, 과반의 투표자가 가져가면 레코드가 커밋됩니다.".into(),
+        (Lang::En, R::Leader { .. }) => "A Raft leader that is not active yet: it first commits a record of its own epoch.".into(),
+        (Lang::Ko, R::Leader { .. }) => "아직 액티브가 아닌 Raft 리더입니다. 먼저 자기 에포크의 레코드를 커밋해야 합니다.".into(),
+        (Lang::En, R::Follower { leader }) => format!("A follower: it fetches the metadata log from controller {leader}. If no fetch succeeds for controller.quorum.fetch.timeout.ms (2 s), it starts an election."),
+        (Lang::Ko, R::Follower { leader }) => format!("팔로워: 컨트롤러 {leader}에게서 메타데이터 로그를 가져옵니다. controller.quorum.fetch.timeout.ms(2초) 동안 가져오기에 성공하지 못하면 선거를 시작합니다."),
+        (Lang::En, R::Candidate { .. }) => "A candidate: it voted for itself in a new epoch and asks the other voters for theirs; a majority makes it the leader.".into(),
+        (Lang::Ko, R::Candidate { .. }) => "후보: 새 에포크에서 자신에게 투표했고 다른 투표자들에게 표를 청합니다. 과반을 얻으면 리더가 됩니다.".into(),
+        (Lang::En, R::Prospective { .. }) => "A prospective candidate (KIP-996's pre-vote): it asks whether the others would vote for it before it bumps the epoch, so a node that was only cut off does not disturb a working leader.".into(),
+        (Lang::Ko, R::Prospective { .. }) => "예비 후보(KIP-996의 사전 투표): 에포크를 올리기 전에 다른 투표자들이 자신에게 투표할지 먼저 묻습니다. 잠시 끊겼던 노드가 잘 돌아가는 리더를 흔들지 않게 하려는 것입니다.".into(),
+        (Lang::En, R::Unattached { .. }) => "Unattached: it knows no leader of its epoch and waits out its election timeout before it tries to become one.".into(),
+        (Lang::Ko, R::Unattached { .. }) => "미소속: 자기 에포크의 리더를 모르며, 스스로 나서기 전에 선거 타임아웃을 기다립니다.".into(),
+        (Lang::En, R::Resigned { .. }) => "Resigned: it gave up leadership of its epoch and waits for the next leader.".into(),
+        (Lang::Ko, R::Resigned { .. }) => "사임: 자기 에포크의 리더 자리를 내려놓고 다음 리더를 기다립니다.".into(),
+    }
+}
+
+/// A candidate's votes so far.
+pub fn votes_line(lang: Lang, granted: &[u32], rejected: &[u32], majority: u32) -> String {
+    let yes = super::story::number_list(granted);
+    match lang {
+        Lang::En => format!(
+            "Votes: {} of the {majority} needed (from {yes}){}.",
+            granted.len(),
+            if rejected.is_empty() { String::new() } else { format!("; refused by {}", super::story::number_list(rejected)) }
+        ),
+        Lang::Ko => format!(
+            "표: 필요한 {majority}표 중 {}표(투표자 {yes}){}.",
+            granted.len(),
+            if rejected.is_empty() { String::new() } else { format!(", 거절: {}", super::story::number_list(rejected)) }
+        ),
     }
 }

@@ -1,20 +1,24 @@
 //! The Yew front end. It reads the simulation's view model and trace only.
 
 pub mod alarms;
-pub mod app;
+pub mod browser;
+pub mod components;
+pub mod faults;
+pub mod follow;
+pub mod forms;
+pub mod hooks;
 pub mod i18n;
-pub mod inspector;
-pub mod map;
+pub mod layout;
 pub mod narrate;
 pub mod narrate_ko;
-pub mod quorum;
-pub mod follow;
-pub mod why;
-pub mod forms;
+pub mod narration;
 pub mod session;
 pub mod setup;
-pub mod setup_form;
 pub mod share;
+pub mod state;
+pub mod story;
+pub mod tokens;
+pub mod why;
 
 /// A shared value that compares equal only to itself: as a prop or a
 /// context it tells Yew "the same object" at the cost of a pointer compare,
@@ -37,8 +41,8 @@ impl<T> PartialEq for Shared<T> {
 #[cfg(target_arch = "wasm32")]
 pub fn start() {
     install_panic_banner();
-    app::apply_saved_theme();
-    yew::Renderer::<app::App>::new().render();
+    browser::apply_saved_theme();
+    yew::Renderer::<components::App>::new().render();
 }
 
 /// A panic shows a visible banner and is logged to the console, so the page

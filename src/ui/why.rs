@@ -6,7 +6,6 @@
 use super::i18n::Lang;
 use crate::sim::controller::BROKER_SESSION_TIMEOUT_MS;
 use crate::sim::view::{BrokerStatus, ClusterView};
-use yew::prelude::*;
 
 /// Why the partition has the leader it has.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -282,35 +281,6 @@ pub fn high_watermark_text(lang: Lang, why: &PartitionWhy) -> String {
         (Lang::Ko, Some(m)) => format!(
             "{text} 지금은 ISR 멤버가 min.insync.replicas({m})보다 적어 HW가 그대로 머물고, acks=all 프로듀스는 NOT_ENOUGH_REPLICAS로 거부됩니다."
         ),
-    }
-}
-
-/// The view, for the parts of the page that explain it on demand.
-pub type ViewContext = super::Shared<ClusterView>;
-
-#[derive(Properties, PartialEq)]
-pub struct WhyProps {
-    pub topic: AttrValue,
-    pub partition: u32,
-}
-
-/// The "Why?" of one partition. It reads the whole view from a context, so
-/// it is drawn only while it is open (the partition cards stay cheap).
-#[function_component(PartitionWhyPanel)]
-pub fn partition_why_panel(props: &WhyProps) -> Html {
-    let lang = use_context::<Lang>().unwrap_or_default();
-    let Some(view) = use_context::<ViewContext>() else {
-        return html! {};
-    };
-    let Some(why) = partition_why(&view.0, &props.topic, props.partition) else {
-        return html! {};
-    };
-    html! {
-        <ul class="why-list">
-            <li>{ leader_text(lang, &why.leader) }</li>
-            { for why.replicas.iter().map(|r| html! { <li>{ replica_text(lang, r, why.replica_lag_time_max_ms) }</li> }) }
-            <li>{ high_watermark_text(lang, &why) }</li>
-        </ul>
     }
 }
 

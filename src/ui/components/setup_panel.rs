@@ -1,19 +1,17 @@
-//! The Setup panel: a collapsible form that chooses the cluster. Applying a
-//! setup the simulation accepts starts a fresh run; a refused one is
-//! explained next to the form, and the current run stays as it was.
+//! The Setup panel: a form that chooses the cluster. Applying a setup the
+//! simulation accepts starts a fresh run; a refused one is explained next to
+//! the form, and the current run stays as it was.
 
-use super::app::{Action, AppState};
-use super::setup::{Setup, SetupError};
-use super::i18n::{self, Lang};
-use super::setup::{SetupDraft, MAX_TOPICS};
+use crate::ui::hooks::use_dispatch;
+use crate::ui::i18n::{self, Lang};
+use crate::ui::setup::{Setup, SetupDraft, SetupError, MAX_TOPICS};
+use crate::ui::state::Action;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
 pub struct SetupPanelProps {
-    pub dispatcher: UseReducerDispatcher<AppState>,
     /// The setup the current run was started from.
     pub setup: Setup,
-    pub open: bool,
     /// The last refused setup and why.
     pub error: Option<(SetupError, Option<Setup>)>,
 }
@@ -26,9 +24,8 @@ fn text_of(e: &InputEvent) -> String {
 pub fn setup_panel(props: &SetupPanelProps) -> Html {
     let lang = use_context::<Lang>().unwrap_or_default();
     let t = lang.texts();
-    let state = &props.dispatcher;
+    let state = &use_dispatch();
     let draft = use_state(|| SetupDraft::from(&props.setup));
-    let open = props.open || props.error.is_some();
 
     // One callback per field: each writes its text into the draft.
     let edit = |f: fn(&mut SetupDraft, String)| {
@@ -94,20 +91,11 @@ pub fn setup_panel(props: &SetupPanelProps) -> Html {
             }
         })
     };
-    let on_toggle = {
-        let state = state.clone();
-        Callback::from(move |_: MouseEvent| state.dispatch(Action::ToggleSetup))
-    };
     let one_topic = draft.topics.len() <= 1;
 
     html! {
         <section class="setup" aria-label="Setup">
-            <div class="setup-head">
-                <button type="button" class="secondary setup-toggle" onclick={on_toggle} aria-expanded={open.to_string()}
-                    aria-controls="setup-form" aria-label="Setup">{ format!("{} {}", if open { "▾" } else { "▸" }, t.setup) }</button>
-                <span class="setup-summary" aria-label="Current setup">{ i18n::setup_summary(lang, &props.setup) }</span>
-            </div>
-            if open {
+            <p class="setup-summary" aria-label="Current setup">{ i18n::setup_summary(lang, &props.setup) }</p>
                 <form id="setup-form" class="setup-form" onsubmit={on_submit} aria-label="Setup form" novalidate=true>
                     <p class="hint">{ t.setup_intro }</p>
                     <div class="setup-grid">
@@ -128,7 +116,7 @@ pub fn setup_panel(props: &SetupPanelProps) -> Html {
                         <div class="field">
                             <label for="setup-consumers">{ t.consumers }</label>
                             <select id="setup-consumers" aria-label="Consumers" onchange={on_consumers} aria-describedby="consumers-note">
-                                { for (1..=super::setup::MAX_CONSUMERS).map(|n| html! {
+                                { for (1..=crate::ui::setup::MAX_CONSUMERS).map(|n| html! {
                                     <option value={n.to_string()} selected={draft.consumers == n}>{ n.to_string() }</option>
                                 }) }
                             </select>
@@ -207,7 +195,6 @@ pub fn setup_panel(props: &SetupPanelProps) -> Html {
                         }
                     </div>
                 </form>
-            }
         </section>
     }
 }

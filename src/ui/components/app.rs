@@ -1,0 +1,97 @@
+use super::{Details, Dock, FollowPanel, Narration, Stage, TopBar, Transport};
+use crate::ui::follow;
+use crate::ui::hooks;
+use crate::ui::i18n::{self, Lang};
+use crate::ui::narration::{self, NarrationLine};
+use crate::ui::state::{AppState, Dispatch};
+use crate::ui::{browser, Shared};
+use crate::sim::ids::RequestId;
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// What the follow highlighting needs everywhere a token is drawn.
+#[derive(Clone, PartialEq)]
+pub struct FollowContext {
+    pub followed: Option<RequestId>,
+    /// Follower fetches that released the followed produce from purgatory.
+    pub releasers: Rc<Vec<RequestId>>,
+}
+
+/// The whole page: the top bar, the stage with the narration beside it, the
+/// details below, and the transport bar that never scrolls away.
+#[function_component(App)]
+pub fn app() -> Html {
+    let state = use_reducer(|| AppState::opening(browser::opening()));
+    let dispatch: Dispatch = state.dispatcher();
+    hooks::use_browser_sync(&state);
+    hooks::use_global_listeners(dispatch.clone());
+    hooks::use_play(dispatch.clone(), state.playing);
+    let narrow = hooks::use_narrow();
+
+    let session = state.session.borrow();
+    // One view per render, shared by every component that draws it.
+    let view = Rc::new(session.view());
+    let lang = state.lang;
+    let t = lang.texts();
+    let lines: Vec<NarrationLine> = narration::lines(lang, session.last_step_trace());
+    let can_step = session.sim().has_pending();
+    let can_step_back = session.can_step_back();
+    let (timeline_len, timeline_index) = (session.timeline_len(), session.timeline_index());
+    let violations = Rc::new(session.violations().to_vec());
+    // Following: the request's own events, its stages on each broker, and
+    // what released it from purgatory.
+    let follow_data = state.followed.as_ref().map(|f| {
+        let trace = session.sim().trace();
+        let lines: Vec<String> = follow::events_of(trace, f.request)
+            .into_iter()
+            .map(|e| i18n::hop_line(lang, e.step, e.time_ms, &e.node.to_string(), &narration::sentence(lang, e)))
+            .collect();
+        (lines, follow::visited(trace, f.request), follow::release(trace, f.request), follow::finished(trace, f.request))
+    });
+    drop(session);
+    let visited = Rc::new(follow_data.as_ref().map(|d| d.1.clone()).unwrap_or_default());
+    let follow_context = FollowContext {
+        followed: state.followed.as_ref().map(|f| f.request),
+        releasers: Rc::new(follow_data.as_ref().and_then(|d| d.2.as_ref()).map(|r| r.fetches.clone()).unwrap_or_default()),
+    };
+    let topics: Rc<Vec<(String, u32)>> = Rc::new(state.setup.topics.iter().map(|t| (t.name.clone(), t.partitions)).collect());
+
+    html! {
+        <ContextProvider<Lang> context={lang}>
+        <ContextProvider<Dispatch> context={dispatch}>
+        <ContextProvider<FollowContext> context={follow_context}>
+        <ContextProvider<Shared<crate::sim::view::ClusterView>> context={Shared(view.clone())}>
+        <div class={classes!("app", state.playing.then_some("playing"), narrow.then_some("narrow"))} lang={lang.code()}>
+            <TopBar theme={state.theme()} alarms={violations.len()} />
+            if let Some(e) = &state.link_error {
+                <p class="error link-error" role="alert">
+                    { format!("{}: {}. {}", t.link_error_intro, i18n::link_error(lang, e), t.link_error_fallback) }
+                </p>
+            }
+            <main class="workspace">
+                <Stage view={view.clone()} selected={state.selected} visited={visited} narrow={narrow}
+                    show_hint={!state.hint_used} />
+                <aside class="side" aria-label="Actions and narration">
+                    <Dock key={format!("dock-{}", state.generation)} open={state.dock} topics={topics}
+                        setup={state.setup.clone()} setup_error={state.setup_error.clone()} share={state.share}
+                        producers={view.producers.clone()} consumers={view.consumers.clone()} />
+                    <Narration lines={Rc::new(lines)} error={state.error.clone()} />
+                    if let (Some(f), Some((lines, _, release, finished))) = (&state.followed, &follow_data) {
+                        <FollowPanel followed={f.clone()} lines={lines.clone()}
+                            release={release.as_ref().map(|r| i18n::released_by(lang, r))}
+                            finished={*finished} stalled={state.follow_stalled} can_step={can_step} />
+                    }
+                </aside>
+            </main>
+            <Details tab={state.details} view={view.clone()} violations={violations}
+                session={Shared(state.session.clone())} />
+            <Transport playing={state.playing} speed={state.speed} {can_step} {can_step_back}
+                {timeline_len} {timeline_index} step={view.step} time_ms={view.time_ms}
+                has_quorum={view.quorum.is_some()} />
+        </div>
+        </ContextProvider<Shared<crate::sim::view::ClusterView>>>
+        </ContextProvider<FollowContext>>
+        </ContextProvider<Dispatch>>
+        </ContextProvider<Lang>>
+    }
+}
