@@ -118,6 +118,31 @@ fn run_prints_faults_elections_and_fencing_readably() {
     assert!(structs.is_empty(), "records printed as Rust structs: {structs:?}");
 }
 
+/// Every line after the prefix is a sentence: the quorum's elections and
+/// votes read as what happened and why, and no line shows Rust syntax (a
+/// struct's braces, an Option, a path or a Vec's brackets).
+#[test]
+fn run_prints_raft_events_as_sentences_not_rust_values() {
+    let out = ok(&["run", &scenario("faults.json")]);
+    for line in [
+        "controller 1 became a candidate for epoch 1 after its election timeout",
+        "controller 2 grants controller 1 its vote in epoch 1",
+        "controller 1 became leader of epoch 1, which starts at metadata offset 0",
+        "controller 0 is unattached in epoch 0: it stands for election in ",
+        "PartitionRecord orders-1: replicas 0, 1 and 2, leader 0, ISR 0, 1 and 2",
+    ] {
+        assert!(out.contains(line), "no {line:?} in the output");
+    }
+    let rust: Vec<&str> = out
+        .lines()
+        .filter(|l| {
+            ["{", "}", "Some(", "None", "::", " raft: "].iter().any(|s| l.contains(s))
+                || l.as_bytes().windows(2).any(|w| w[0] == b'[' && w[1].is_ascii_digit())
+        })
+        .collect();
+    assert!(rust.is_empty(), "{} lines show Rust syntax, the first: {:?}", rust.len(), rust.first());
+}
+
 #[test]
 fn run_is_deterministic_and_seed_changes_it() {
     let path = scenario("rf3-acks-all.json");

@@ -9,7 +9,7 @@ mod common;
 use common::*;
 use kafkascope::sim::config::{BrokerConfig, TopicConfig, TopicSpec};
 use kafkascope::sim::ids::TopicPartition;
-use kafkascope::sim::log::log::SegmentView;
+use kafkascope::sim::log::log::{DeletionReason, SegmentView};
 use kafkascope::sim::protocol::ErrorCode;
 use kafkascope::sim::simulation::Simulation;
 use kafkascope::sim::trace::TraceKind;
@@ -144,12 +144,12 @@ fn expected_by_size(sizes: &[u32], retention_bytes: i64) -> usize {
     n
 }
 
-fn deleted_on(sim: &Simulation, broker: u32) -> Vec<(i64, String, i64)> {
+fn deleted_on(sim: &Simulation, broker: u32) -> Vec<(i64, DeletionReason, i64)> {
     sim.trace()
         .iter()
         .filter_map(|e| match &e.kind {
             TraceKind::SegmentDeleted { replica, base_offset, reason, log_start_offset, .. } if *replica == broker => {
-                Some((*base_offset, reason.clone(), *log_start_offset))
+                Some((*base_offset, *reason, *log_start_offset))
             }
             _ => None,
         })
@@ -179,8 +179,8 @@ fn retention_bytes_deletes_whole_old_segments_and_moves_the_log_start_offset() {
         assert_eq!(replica.log_start_offset, after[0].base_offset, "broker {b}");
         assert_eq!(replica.log_end_offset, 20, "retention never touches the log end");
         let deleted = deleted_on(&sim, b);
-        let expected: Vec<(i64, String, i64)> =
-            before[b as usize][..n].iter().map(|s| (s.base_offset, "Size".to_string(), after[0].base_offset)).collect();
+        let expected: Vec<(i64, DeletionReason, i64)> =
+            before[b as usize][..n].iter().map(|s| (s.base_offset, DeletionReason::Size, after[0].base_offset)).collect();
         assert_eq!(deleted, expected, "broker {b}");
         let remaining: i64 = after.iter().map(|s| s.size_bytes as i64).sum();
         assert!(remaining >= retention_bytes, "the size rule never cuts below retention.bytes");
@@ -220,7 +220,7 @@ fn retention_ms_deletes_segments_whose_newest_record_is_too_old() {
     for b in 0..2 {
         let after = segments(&sim, b);
         assert_eq!(after, before[n..].to_vec(), "broker {b}");
-        assert!(deleted_on(&sim, b).iter().all(|d| d.1 == "Time"));
+        assert!(deleted_on(&sim, b).iter().all(|d| d.1 == DeletionReason::Time));
         assert_eq!(sim.view().replica("logs", 0, b).unwrap().log_start_offset, after[0].base_offset);
     }
     // Once everything is old, even the active segment goes: a new empty one

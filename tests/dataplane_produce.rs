@@ -13,7 +13,7 @@ use kafkascope::sim::ids::{NodeId, TopicPartition};
 use kafkascope::sim::protocol::{ApiKey, ErrorCode};
 use kafkascope::sim::record::batch;
 use kafkascope::sim::simulation::{ClientSpec, Command, Simulation};
-use kafkascope::sim::trace::{Direction, PartitionReason, Stage, TraceKind, WaitReason};
+use kafkascope::sim::trace::{BatchReadyReason, Direction, PartitionReason, Stage, TraceKind, WaitReason};
 use std::collections::BTreeMap;
 
 fn one_broker(topic: TopicSpec, clients: Vec<ClientSpec>) -> Simulation {
@@ -178,17 +178,17 @@ fn linger_ms_gathers_records_into_one_batch() {
     }
     run_for(&mut sim, 200);
     assert_eq!(acked(&sim, 0), vec![0, 1, 2, 3, 4, 5]);
-    let ready: Vec<(u64, u32, String)> = sim
+    let ready: Vec<(u64, u32, BatchReadyReason)> = sim
         .trace()
         .iter()
         .filter_map(|e| match &e.kind {
-            TraceKind::BatchReady { records, reason, .. } if e.time_ms >= start => Some((e.time_ms, *records, reason.clone())),
+            TraceKind::BatchReady { records, reason, .. } if e.time_ms >= start => Some((e.time_ms, *records, *reason)),
             _ => None,
         })
         .collect();
     assert_eq!(ready.len(), 1, "{ready:?}");
     assert_eq!(ready[0].1, 5);
-    assert!(ready[0].2.contains("linger.ms"));
+    assert!(matches!(ready[0].2, BatchReadyReason::LingerPassed { .. }), "{ready:?}");
     assert_eq!(ready[0].0, start + 50, "sealed linger.ms after its first record");
     // One request, one batch of five records in the log.
     let produces = sent_requests(sim.trace(), NodeId::Client(0), ApiKey::Produce);
@@ -208,17 +208,17 @@ fn batch_size_seals_a_batch_without_waiting_for_linger() {
         sim.command(common::produce(0, "orders", Some("k"), &format!("value-{i:02}"))).unwrap();
     }
     run_for(&mut sim, 1_000);
-    let ready: Vec<(u32, u32, String)> = sim
+    let ready: Vec<(u32, u32, BatchReadyReason)> = sim
         .trace()
         .iter()
         .filter_map(|e| match &e.kind {
-            TraceKind::BatchReady { records, bytes, reason, .. } => Some((*records, *bytes, reason.clone())),
+            TraceKind::BatchReady { records, bytes, reason, .. } => Some((*records, *bytes, *reason)),
             _ => None,
         })
         .collect();
     assert!(ready.len() >= 3, "{ready:?}");
     for (records, bytes, reason) in &ready {
-        assert!(reason.contains("batch.size"), "{reason}");
+        assert_eq!(*reason, BatchReadyReason::BatchSizeReached);
         assert!(*bytes <= 200 && *records > 1, "{records} records, {bytes} bytes");
     }
     // Full batches went out long before linger.ms: everything sealed so far is acknowledged.

@@ -221,13 +221,10 @@ fn failure_lines(sim: &Simulation, summary: &RunSummary) -> Vec<String> {
             let tp = f.partition.map(|p| TopicPartition::new(f.topic.clone(), p));
             let detail = tp.as_ref().and_then(|tp| {
                 sim.trace().iter().rev().find_map(|e| match &e.kind {
-                    TraceKind::ProduceRejected { request, partition, error, detail }
+                    TraceKind::ProduceRejected { request, partition, error, reason }
                         if request.client == NodeId::Client(client) && partition == tp && *error == f.error =>
                     {
-                        // The broker's detail may already start with the error.
-                        let name = error.to_string();
-                        let answer = if detail.starts_with(&name) { detail.clone() } else { format!("{name}: {detail}") };
-                        Some(format!("{} answered {answer}", e.node))
+                        Some(format!("{} answered {error}: {reason}", e.node))
                     }
                     _ => None,
                 })

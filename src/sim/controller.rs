@@ -22,7 +22,7 @@ use super::raft::message::RaftMessage;
 use super::raft::node::RaftNode;
 use super::raft::output::{RaftOutput, RaftTimer};
 use super::raft::state::RaftDurable;
-use super::trace::TraceKind;
+use super::trace::{and_list, TraceKind};
 use serde::{Deserialize, Serialize};
 use crate::sim::collections::{BTreeMap, BTreeSet};
 
@@ -59,16 +59,17 @@ impl std::fmt::Display for MetadataRecord {
             MetadataRecord::Topic { name, partitions } => write!(f, "TopicRecord {name} ({partitions} partitions)"),
             MetadataRecord::Partition(p) => write!(
                 f,
-                "PartitionRecord {}: replicas {:?}, leader {}, ISR {:?}",
+                "PartitionRecord {}: replicas {}, leader {}, ISR {}",
                 p.partition,
-                p.replicas,
+                and_list(&p.replicas),
                 leader(&p.leader),
-                p.isr
+                and_list(&p.isr)
             ),
             MetadataRecord::PartitionChange { partition, isr, leader: l, leader_epoch, partition_epoch } => write!(
                 f,
-                "PartitionChangeRecord {partition}: leader {} (leader epoch {leader_epoch}), ISR {isr:?}, partition epoch {partition_epoch}",
-                leader(l)
+                "PartitionChangeRecord {partition}: leader {} (leader epoch {leader_epoch}), ISR {}, partition epoch {partition_epoch}",
+                leader(l),
+                and_list(isr)
             ),
             MetadataRecord::BrokerRegistrationChange { broker, fenced } => {
                 write!(f, "BrokerRegistrationChangeRecord broker {broker} {}", if *fenced { "fenced" } else { "unfenced" })
@@ -875,25 +876,66 @@ impl ControlMessage {
 
     /// An answer from the controller rather than a broker's request.
     pub fn is_response(&self) -> bool {
-        matches!(
-            self,
-            ControlMessage::BrokerRegistrationResponse { .. }
-                | ControlMessage::BrokerHeartbeatResponse { .. }
-                | ControlMessage::MetadataFetchResponse { .. }
-                | ControlMessage::AlterPartitionResponse { .. }
-        )
+        self.rpc().is_response()
+    }
+
+    /// Which RPC this is, for the trace.
+    pub fn rpc(&self) -> ControlRpc {
+        match self {
+            ControlMessage::BrokerRegistrationRequest { .. } => ControlRpc::BrokerRegistration,
+            ControlMessage::BrokerRegistrationResponse { .. } => ControlRpc::BrokerRegistrationResponse,
+            ControlMessage::BrokerHeartbeatRequest { .. } => ControlRpc::BrokerHeartbeat,
+            ControlMessage::BrokerHeartbeatResponse { .. } => ControlRpc::BrokerHeartbeatResponse,
+            ControlMessage::MetadataFetchRequest { .. } => ControlRpc::MetadataFetch,
+            ControlMessage::MetadataFetchResponse { .. } => ControlRpc::MetadataFetchResponse,
+            ControlMessage::AlterPartitionRequest { .. } => ControlRpc::AlterPartition,
+            ControlMessage::AlterPartitionResponse { .. } => ControlRpc::AlterPartitionResponse,
+        }
     }
 
     pub fn api_name(&self) -> &'static str {
+        self.rpc().name()
+    }
+}
+
+/// A broker's control-plane RPCs with the active controller by kind,
+/// without their fields: what the trace records when one is sent or lost.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum ControlRpc {
+    BrokerRegistration,
+    BrokerRegistrationResponse,
+    BrokerHeartbeat,
+    BrokerHeartbeatResponse,
+    /// The broker's Fetch of `__cluster_metadata`.
+    MetadataFetch,
+    MetadataFetchResponse,
+    AlterPartition,
+    AlterPartitionResponse,
+}
+
+impl ControlRpc {
+    /// Kafka's name for it.
+    pub fn name(self) -> &'static str {
         match self {
-            ControlMessage::BrokerRegistrationRequest { .. } => "BrokerRegistration",
-            ControlMessage::BrokerRegistrationResponse { .. } => "BrokerRegistrationResponse",
-            ControlMessage::BrokerHeartbeatRequest { .. } => "BrokerHeartbeat",
-            ControlMessage::BrokerHeartbeatResponse { .. } => "BrokerHeartbeatResponse",
-            ControlMessage::MetadataFetchRequest { .. } => "Fetch(__cluster_metadata)",
-            ControlMessage::MetadataFetchResponse { .. } => "FetchResponse(__cluster_metadata)",
-            ControlMessage::AlterPartitionRequest { .. } => "AlterPartition",
-            ControlMessage::AlterPartitionResponse { .. } => "AlterPartitionResponse",
+            ControlRpc::BrokerRegistration => "BrokerRegistration",
+            ControlRpc::BrokerRegistrationResponse => "BrokerRegistrationResponse",
+            ControlRpc::BrokerHeartbeat => "BrokerHeartbeat",
+            ControlRpc::BrokerHeartbeatResponse => "BrokerHeartbeatResponse",
+            ControlRpc::MetadataFetch => "Fetch(__cluster_metadata)",
+            ControlRpc::MetadataFetchResponse => "FetchResponse(__cluster_metadata)",
+            ControlRpc::AlterPartition => "AlterPartition",
+            ControlRpc::AlterPartitionResponse => "AlterPartitionResponse",
         }
+    }
+
+    /// An answer from the controller rather than a broker's request.
+    pub fn is_response(self) -> bool {
+        matches!(
+            self,
+            ControlRpc::BrokerRegistrationResponse
+                | ControlRpc::BrokerHeartbeatResponse
+                | ControlRpc::MetadataFetchResponse
+                | ControlRpc::AlterPartitionResponse
+        )
     }
 }

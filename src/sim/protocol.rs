@@ -131,6 +131,24 @@ impl fmt::Display for ErrorCode {
     }
 }
 
+/// A control-plane RPC by kind: one of the quorum's own (between
+/// controllers) or one of a broker's with the active controller.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum ControlPlaneRpc {
+    Quorum(super::raft::message::QuorumRpc),
+    BrokerControl(super::controller::ControlRpc),
+}
+
+impl ControlPlaneRpc {
+    /// Kafka's name for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ControlPlaneRpc::Quorum(rpc) => rpc.name(),
+            ControlPlaneRpc::BrokerControl(rpc) => rpc.name(),
+        }
+    }
+}
+
 /// Which API a request calls. The UI gives each its own colour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum ApiKey {
@@ -315,13 +333,18 @@ impl Message {
         }
     }
 
-    /// A quorum or control-plane RPC's Kafka name (Vote, BeginQuorumEpoch, ...).
-    pub fn raft_api(&self) -> Option<&'static str> {
+    /// Which quorum or control-plane RPC this is, if it is one.
+    pub fn control_plane_rpc(&self) -> Option<ControlPlaneRpc> {
         match self {
-            Message::Raft { msg, .. } => Some(msg.api_name()),
-            Message::Control(c) => Some(c.api_name()),
+            Message::Raft { msg, .. } => Some(ControlPlaneRpc::Quorum(msg.rpc())),
+            Message::Control(c) => Some(ControlPlaneRpc::BrokerControl(c.rpc())),
             _ => None,
         }
+    }
+
+    /// A quorum or control-plane RPC's Kafka name (Vote, BeginQuorumEpoch, ...).
+    pub fn raft_api(&self) -> Option<&'static str> {
+        self.control_plane_rpc().map(ControlPlaneRpc::name)
     }
 
     /// The node whose request this is (the one that opened the connection).

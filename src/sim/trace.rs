@@ -5,9 +5,12 @@
 //! to say in one sentence what happened, so no reader has to look inside a node.
 
 use super::ids::{NodeId, RequestId, TopicPartition};
-use super::log::segment::LookupPath;
-use super::protocol::{ApiKey, ErrorCode};
-use super::raft::output::RaftEvent;
+use super::log::log::DeletionReason;
+use super::log::segment::{LookupPath, RollReason};
+use super::protocol::{ApiKey, ControlPlaneRpc, ErrorCode};
+use super::raft::output::{ElectionCause, RaftEvent, ResignReason, VoteRejectReason};
+use super::record::batch::ValidationError;
+use super::record::partitioner::StickyReason;
 use super::controller::MetadataRecord;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -86,6 +89,53 @@ pub enum WaitReason {
     MinBytes { min_bytes: i32, available_bytes: i64 },
 }
 
+/// Why a producer's accumulator sealed a batch, so that the Sender may
+/// drain it (RecordAccumulator.ready).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BatchReadyReason {
+    /// The batch reached `batch.size`, or the next record would not fit.
+    BatchSizeReached,
+    /// `linger.ms` passed since the batch was opened.
+    LingerPassed { linger_ms: u64 },
+}
+
+/// Why a leader refused a produce to one partition. The error code says what
+/// Kafka answers; this says which of the leader's checks failed, with its
+/// numbers, so each language can tell it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RejectReason {
+    /// The broker holds no replica of the partition.
+    NoReplica,
+    /// The broker holds a replica but does not lead the partition.
+    NotLeader { broker: u32 },
+    /// acks=all and the ISR is smaller than `min.insync.replicas`.
+    NotEnoughInSyncReplicas { isr: Vec<u32>, min_insync_replicas: u32 },
+    /// The batch failed the leader's validation (size, CRC, layout).
+    InvalidBatch(ValidationError),
+    /// The batch header cannot be read or rewritten.
+    UnreadableHeader,
+    /// CreateTime outside `message.timestamp.before.max.ms` and
+    /// `message.timestamp.after.max.ms` of the broker's clock.
+    TimestampOutOfRange { timestamp: i64 },
+    /// An idempotent producer's sequence skipped or repeated out of order.
+    OutOfOrderSequence { expected: i32, got: i32 },
+    /// An idempotent producer's epoch is older than the one the broker knows.
+    ProducerFenced { current: i16, got: i16 },
+    /// The batch is larger than a whole segment may be (`segment.bytes`).
+    BatchLargerThanSegment { size_bytes: u32, segment_bytes: i32 },
+    /// The log refused a batch that passed validation; the leader's checks
+    /// make this unexpected.
+    LogRefused,
+}
+
+/// A message by kind, as the trace names one that a network partition lost.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum MessageKind {
+    Request(ApiKey),
+    Response(ApiKey),
+    ControlPlane(ControlPlaneRpc),
+}
+
 /// What happened.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum TraceKind {
@@ -114,7 +164,7 @@ pub enum TraceKind {
         position: u32,
     },
     /// A produce to one partition was refused with a Kafka error.
-    ProduceRejected { request: RequestId, partition: TopicPartition, error: ErrorCode, detail: String },
+    ProduceRejected { request: RequestId, partition: TopicPartition, error: ErrorCode, reason: RejectReason },
     /// An idempotent producer's retry was recognised: not appended again.
     DuplicateBatch {
         request: RequestId,
@@ -123,8 +173,10 @@ pub enum TraceKind {
         base_sequence: i32,
         original_base_offset: i64,
     },
-    SegmentRolled { partition: TopicPartition, replica: u32, base_offset: i64, reason: String },
-    SegmentDeleted { partition: TopicPartition, replica: u32, base_offset: i64, reason: String, log_start_offset: i64 },
+    /// A replica's log started a new segment before an append.
+    SegmentRolled { partition: TopicPartition, replica: u32, base_offset: i64, reason: RollReason },
+    /// Retention deleted a replica's oldest segment.
+    SegmentDeleted { partition: TopicPartition, replica: u32, base_offset: i64, reason: DeletionReason, log_start_offset: i64 },
     /// A fetch read a partition's log.
     LogRead {
         request: RequestId,
@@ -150,7 +202,7 @@ pub enum TraceKind {
     /// A producer chose a partition for a record, and why.
     PartitionChosen { client: NodeId, partition: TopicPartition, reason: PartitionReason },
     /// A producer sealed a batch in its accumulator, ready to send.
-    BatchReady { client: NodeId, partition: TopicPartition, records: u32, bytes: u32, reason: String },
+    BatchReady { client: NodeId, partition: TopicPartition, records: u32, bytes: u32, reason: BatchReadyReason },
     /// A client learned who leads which partition.
     MetadataUpdated { client: NodeId, leaders: Vec<(TopicPartition, Option<u32>)> },
     ProducerIdAssigned { client: NodeId, producer_id: i64, producer_epoch: i16 },
@@ -173,7 +225,7 @@ pub enum TraceKind {
     /// A controller process crashed (killed by the user).
     ControllerStopped { controller: u32 },
     /// A quorum RPC left for another controller.
-    RaftSent { rpc: String, to: NodeId, arrives_at_ms: u64 },
+    RaftSent { rpc: ControlPlaneRpc, to: NodeId, arrives_at_ms: u64 },
     /// A controller's Raft node changed state or decided something.
     Raft { controller: u32, event: RaftEvent },
     /// The Raft leader took up its duties as the active controller.
@@ -193,7 +245,7 @@ pub enum TraceKind {
     /// The user healed every cut (`cuts` of them).
     NetworkHealed { cuts: u32 },
     /// A message reached a cut and was lost; no error goes back.
-    MessageLost { from: NodeId, to: NodeId, what: String },
+    MessageLost { from: NodeId, to: NodeId, what: MessageKind },
     /// `node` learned its connection to `peer` is gone: refused (the peer's
     /// process is down) or reset (it died with the connection open).
     Disconnected { node: NodeId, peer: NodeId, refused: bool },
@@ -215,6 +267,28 @@ pub enum TraceKind {
 /// Nodes as a comma-separated list.
 fn node_list(nodes: &[NodeId]) -> String {
     nodes.iter().map(NodeId::to_string).collect::<Vec<_>>().join(", ")
+}
+
+/// Items as English prose: "1", "1 and 2", "0, 1 and 2", or "none".
+pub fn and_list<T: fmt::Display>(items: &[T]) -> String {
+    match items {
+        [] => "none".into(),
+        [one] => one.to_string(),
+        [rest @ .., last] => {
+            let rest: Vec<String> = rest.iter().map(ToString::to_string).collect();
+            format!("{} and {last}", rest.join(", "))
+        }
+    }
+}
+
+/// Broker ids as English prose: "broker 1", "brokers 0, 1 and 2", or
+/// "no broker".
+pub fn brokers(ids: &[u32]) -> String {
+    match ids {
+        [] => "no broker".into(),
+        [one] => format!("broker {one}"),
+        more => format!("brokers {}", and_list(more)),
+    }
 }
 
 impl TraceKind {
@@ -287,7 +361,7 @@ pub enum PartitionReason {
     /// `(murmur2(key) & 0x7fffffff) % partitions`.
     Keyed { murmur2: i32, positive: i32, partitions: u32 },
     /// No key: the sticky partitioner's choice.
-    Sticky { detail: String },
+    Sticky { reason: StickyReason },
     RoundRobin { counter: u32 },
     /// The record named its partition.
     Explicit,
@@ -307,6 +381,248 @@ fn what(api: &ApiKey, direction: &Direction) -> String {
     match direction {
         Direction::Request => api.name().to_string(),
         Direction::Response => format!("{}Response", api.name()),
+    }
+}
+
+/// "offset 7" or "offsets 40 to 44".
+fn offsets(first: i64, last: i64) -> String {
+    if first == last {
+        format!("offset {first}")
+    } else {
+        format!("offsets {first} to {last}")
+    }
+}
+
+/// "vote" or "pre-vote".
+fn vote(pre_vote: bool) -> &'static str {
+    if pre_vote {
+        "pre-vote"
+    } else {
+        "vote"
+    }
+}
+
+impl fmt::Display for ReadBound {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReadBound::HighWatermark => write!(f, "the high watermark"),
+            ReadBound::LogEndOffset => write!(f, "the log end offset"),
+        }
+    }
+}
+
+impl fmt::Display for WaitReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WaitReason::HighWatermark { partition, required_offset, high_watermark, laggards } => {
+                write!(f, "until the HW of {partition} reaches {required_offset} (now {high_watermark}")?;
+                for (broker, leo) in laggards {
+                    write!(f, "; follower {broker} at {leo}")?;
+                }
+                write!(f, ")")
+            }
+            WaitReason::MinBytes { min_bytes, available_bytes } => {
+                write!(f, "until {min_bytes} bytes are readable ({available_bytes} now)")
+            }
+        }
+    }
+}
+
+impl fmt::Display for PartitionReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PartitionReason::Keyed { murmur2, positive, partitions } => {
+                write!(f, "murmur2 of the key {murmur2}, & 0x7fffffff {positive}, mod {partitions}")
+            }
+            PartitionReason::Sticky { reason: StickyReason::First } => {
+                write!(f, "no key, the sticky partitioner drew it for the topic's first such record")
+            }
+            PartitionReason::Sticky { reason: StickyReason::Stayed { bytes_so_far } } => {
+                write!(f, "no key, the sticky partition ({bytes_so_far} bytes so far)")
+            }
+            PartitionReason::Sticky { reason: StickyReason::Switched { previous } } => {
+                write!(f, "no key, the sticky partitioner left partition {previous} after batch.size bytes")
+            }
+            PartitionReason::RoundRobin { counter } => write!(f, "RoundRobinPartitioner, record {counter}"),
+            PartitionReason::Explicit => write!(f, "the record named it"),
+        }
+    }
+}
+
+impl fmt::Display for BatchReadyReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BatchReadyReason::BatchSizeReached => write!(f, "batch.size reached"),
+            BatchReadyReason::LingerPassed { linger_ms } => write!(f, "linger.ms ({linger_ms} ms) passed"),
+        }
+    }
+}
+
+impl fmt::Display for RejectReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RejectReason::NoReplica => write!(f, "the broker holds no replica of it"),
+            RejectReason::NotLeader { broker } => write!(f, "broker {broker} is not the leader"),
+            RejectReason::NotEnoughInSyncReplicas { isr, min_insync_replicas } => write!(
+                f,
+                "the ISR ({}) is smaller than min.insync.replicas {min_insync_replicas}",
+                brokers(isr)
+            ),
+            RejectReason::InvalidBatch(e) => write!(f, "{}", e.detail()),
+            RejectReason::UnreadableHeader => write!(f, "the batch header cannot be read"),
+            RejectReason::TimestampOutOfRange { timestamp } => {
+                write!(f, "timestamp {timestamp} is outside the window the topic allows")
+            }
+            RejectReason::OutOfOrderSequence { expected, got } => write!(f, "expected sequence {expected}, got {got}"),
+            RejectReason::ProducerFenced { current, got } => write!(f, "producer epoch {got} is older than {current}"),
+            RejectReason::BatchLargerThanSegment { size_bytes, segment_bytes } => {
+                write!(f, "the batch is {size_bytes} bytes, more than segment.bytes {segment_bytes}")
+            }
+            RejectReason::LogRefused => write!(f, "the log refused the batch"),
+        }
+    }
+}
+
+impl fmt::Display for MessageKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MessageKind::Request(api) => write!(f, "{} request", api.name()),
+            MessageKind::Response(api) => write!(f, "{} response", api.name()),
+            MessageKind::ControlPlane(rpc) => write!(f, "{}", rpc.name()),
+        }
+    }
+}
+
+fn roll_reason(reason: &RollReason) -> &'static str {
+    match reason {
+        RollReason::SegmentBytes => "the batch would pass segment.bytes",
+        RollReason::SegmentMs => "the segment is older than segment.ms",
+        RollReason::OffsetIndexFull => "its offset index is full",
+        RollReason::TimeIndexFull => "its time index is full",
+        RollReason::RelativeOffsetOverflow => "the batch's offsets do not fit its relative offsets",
+    }
+}
+
+fn deletion_reason(reason: &DeletionReason) -> &'static str {
+    match reason {
+        DeletionReason::Time => "retention.ms",
+        DeletionReason::Size => "retention.bytes",
+    }
+}
+
+fn election_cause(cause: &ElectionCause) -> &'static str {
+    match cause {
+        ElectionCause::FetchTimeout => "after hearing nothing from its leader for controller.quorum.fetch.timeout.ms",
+        ElectionCause::ElectionTimeout => "after its election timeout",
+        ElectionCause::BackoffComplete => "after backing off from a lost election",
+        ElectionCause::ElectionTimeoutAsCandidate => "after its election timed out with no winner",
+        ElectionCause::PreVoteWon => "after winning the pre-vote",
+        ElectionCause::EndQuorumEpoch => "because the resigning leader named it first successor in EndQuorumEpoch",
+        ElectionCause::Restarted => "after restarting with its vote for itself in this epoch",
+    }
+}
+
+fn resign_reason(reason: &ResignReason) -> &'static str {
+    match reason {
+        ResignReason::CheckQuorumFailed => {
+            "a majority did not fetch from it within 1.5 times controller.quorum.fetch.timeout.ms"
+        }
+        ResignReason::Requested => "it was asked to step down",
+        ResignReason::Restarted => "it restarted after leading this epoch",
+    }
+}
+
+struct VoteRejection<'a>(&'a VoteRejectReason);
+
+impl fmt::Display for VoteRejection<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            VoteRejectReason::StaleEpoch { voter_epoch } => write!(f, "its own epoch {voter_epoch} is newer"),
+            VoteRejectReason::InvalidRequest => write!(f, "the request contradicts itself"),
+            VoteRejectReason::AlreadyVoted { voted_for } => {
+                write!(f, "it already voted for controller {voted_for} in this epoch")
+            }
+            VoteRejectReason::LeaderKnown { leader } => write!(f, "it knows this epoch's leader, controller {leader}"),
+            VoteRejectReason::LeaderAlive { leader } => {
+                write!(f, "it still fetches from its leader, controller {leader}")
+            }
+            VoteRejectReason::LogNotUpToDate => write!(f, "the candidate's log is behind its own"),
+            VoteRejectReason::IsLeader => write!(f, "it leads this epoch itself"),
+            VoteRejectReason::IsCandidate => write!(f, "it stands in this epoch itself"),
+            VoteRejectReason::Resigned => write!(f, "it resigned as leader of this epoch"),
+        }
+    }
+}
+
+/// A controller's Raft event, after "controller N ".
+struct RaftLine<'a>(&'a RaftEvent);
+
+impl fmt::Display for RaftLine<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            RaftEvent::BecameUnattached { epoch, voted_for, timeout_ms } => {
+                write!(f, "is unattached in epoch {epoch}")?;
+                if let Some(v) = voted_for {
+                    write!(f, " (voted for controller {v})")?;
+                }
+                write!(f, ": it stands for election in {timeout_ms}ms unless a leader shows up")
+            }
+            RaftEvent::BecameProspective { epoch, timeout_ms, cause } => write!(
+                f,
+                "became prospective in epoch {epoch} {}: it asks for pre-votes for up to {timeout_ms}ms",
+                election_cause(cause)
+            ),
+            RaftEvent::BecameCandidate { epoch, timeout_ms, retries, cause } => write!(
+                f,
+                "became a candidate for epoch {epoch} {} (attempt {retries}, election timeout {timeout_ms}ms)",
+                election_cause(cause)
+            ),
+            RaftEvent::BecameLeader { epoch, epoch_start_offset } => {
+                write!(f, "became leader of epoch {epoch}, which starts at metadata offset {epoch_start_offset}")
+            }
+            RaftEvent::BecameFollower { epoch, leader } => write!(f, "follows controller {leader} in epoch {epoch}"),
+            RaftEvent::Resigned { epoch, reason } => {
+                write!(f, "resigned as leader of epoch {epoch}: {}", resign_reason(reason))
+            }
+            RaftEvent::VoteRequested { to, epoch, pre_vote } => {
+                write!(f, "asks controller {to} for its {} in epoch {epoch}", vote(*pre_vote))
+            }
+            RaftEvent::VoteGranted { candidate, epoch, pre_vote } => {
+                write!(f, "grants controller {candidate} its {} in epoch {epoch}", vote(*pre_vote))
+            }
+            RaftEvent::VoteRejected { candidate, epoch, pre_vote, reason } => write!(
+                f,
+                "refuses controller {candidate} its {} in epoch {epoch}: {}",
+                vote(*pre_vote),
+                VoteRejection(reason)
+            ),
+            RaftEvent::ElectionLost { epoch, pre_vote, rejected_by } => write!(
+                f,
+                "lost the {} of epoch {epoch}: controller{} {} refused",
+                vote(*pre_vote),
+                if rejected_by.len() == 1 { "" } else { "s" },
+                and_list(rejected_by)
+            ),
+            RaftEvent::ElectionBackoff { epoch, backoff_ms } => {
+                write!(f, "backs off {backoff_ms}ms before standing again after epoch {epoch}")
+            }
+            RaftEvent::FetchTimeoutOverridden { epoch, leader, timeout_ms } => write!(
+                f,
+                "stands in {timeout_ms}ms instead of waiting out its fetch timeout: controller {leader} resigned epoch {epoch} with EndQuorumEpoch"
+            ),
+            RaftEvent::HighWatermarkAdvanced { from: Some(from), to } => {
+                write!(f, "committed the metadata log below offset {to} (high watermark {from} -> {to})")
+            }
+            RaftEvent::HighWatermarkAdvanced { from: None, to } => {
+                write!(f, "learned the metadata log's high watermark, {to}")
+            }
+            RaftEvent::EntriesAppended { epoch, first_offset, last_offset } => {
+                write!(f, "appended metadata log {} in epoch {epoch}", offsets(*first_offset, *last_offset))
+            }
+            RaftEvent::Truncated { from, to } => {
+                write!(f, "truncated its metadata log end from {from} to {to} after a diverging fetch")
+            }
+        }
     }
 }
 
@@ -333,11 +649,12 @@ impl fmt::Display for TraceEvent {
             TraceKind::Appended { request, partition, replica, base_offset, last_offset, log_end_offset, segment, position } => {
                 write!(
                     f,
-                    "{request} appended to {partition} on {replica} at {base_offset}..={last_offset} (segment {segment}, position {position}), LEO {log_end_offset}"
+                    "{request} appended to {partition} on {replica} at {} (segment {segment}, position {position}), LEO {log_end_offset}",
+                    offsets(*base_offset, *last_offset)
                 )
             }
-            TraceKind::ProduceRejected { request, partition, error, detail } => {
-                write!(f, "{request} produce to {partition} rejected: {error} {detail}")
+            TraceKind::ProduceRejected { request, partition, error, reason } => {
+                write!(f, "{request} produce to {partition} rejected: {error}: {reason}")
             }
             TraceKind::DuplicateBatch { request, partition, producer_id, base_sequence, original_base_offset } => {
                 write!(
@@ -346,35 +663,36 @@ impl fmt::Display for TraceEvent {
                 )
             }
             TraceKind::SegmentRolled { partition, replica, base_offset, reason } => {
-                write!(f, "{partition} on {replica} rolled a new segment at {base_offset} ({reason})")
+                write!(f, "{partition} on {replica} rolled a new segment at {base_offset} ({})", roll_reason(reason))
             }
             TraceKind::SegmentDeleted { partition, replica, base_offset, reason, log_start_offset } => {
                 write!(
                     f,
-                    "{partition} on {replica} deleted segment {base_offset} by {reason}; log start offset {log_start_offset}"
+                    "{partition} on {replica} deleted segment {base_offset} by {}; log start offset {log_start_offset}",
+                    deletion_reason(reason)
                 )
             }
             TraceKind::LogRead { request, partition, replica, fetch_offset, bytes, upper_bound, error, .. } => {
                 write!(
                     f,
-                    "{request} read {partition} on {replica} from {fetch_offset}: {bytes} bytes up to {upper_bound:?} ({})",
+                    "{request} read {partition} on {replica} from {fetch_offset}: {bytes} bytes up to {upper_bound} ({})",
                     error.name()
                 )
             }
             TraceKind::Parked { request, operation, waits, timeout_ms, .. } => {
-                write!(f, "{request} parked in purgatory as op {operation} for at most {timeout_ms}ms: {waits:?}")
+                write!(f, "{request} parked in purgatory as op {operation} for at most {timeout_ms}ms: {}", and_list(waits))
             }
             TraceKind::PurgatoryCompleted { request, operation, expired } => {
                 write!(f, "{request} op {operation} {}", if *expired { "expired" } else { "completed" })
             }
             TraceKind::HighWatermarkAdvanced { partition, replica, from, to, isr } => {
-                write!(f, "{partition} on {replica} HW {from} -> {to} (ISR {isr:?})")
+                write!(f, "{partition} on {replica} HW {from} -> {to} (ISR {})", and_list(isr))
             }
             TraceKind::IsrShrunk { partition, removed, lag_ms, isr } => {
-                write!(f, "{partition} ISR shrank: removed {removed:?} after {lag_ms}ms, ISR {isr:?}")
+                write!(f, "{partition} ISR shrank: removed {} after {lag_ms}ms, ISR {}", brokers(removed), and_list(isr))
             }
             TraceKind::IsrExpanded { partition, replica, follower_leo, isr } => {
-                write!(f, "{partition} ISR expanded: {replica} at LEO {follower_leo}, ISR {isr:?}")
+                write!(f, "{partition} ISR expanded: {replica} at LEO {follower_leo}, ISR {}", and_list(isr))
             }
             TraceKind::FollowerTruncated { partition, replica, to_offset, epoch } => {
                 write!(f, "{partition} on {replica} truncated to {to_offset} (diverged after epoch {epoch})")
@@ -382,13 +700,20 @@ impl fmt::Display for TraceEvent {
             TraceKind::FollowerHighWatermark { partition, replica, high_watermark } => {
                 write!(f, "{partition} on {replica} follower HW {high_watermark}")
             }
-            TraceKind::PartitionChosen { client, partition, reason } => {
-                write!(f, "{client} chose {partition}: {reason:?}")
-            }
+            TraceKind::PartitionChosen { client, partition, reason } => write!(f, "{client} chose {partition}: {reason}"),
             TraceKind::BatchReady { client, partition, records, bytes, reason } => {
                 write!(f, "{client} batch for {partition} ready: {records} records, {bytes} bytes ({reason})")
             }
-            TraceKind::MetadataUpdated { client, leaders } => write!(f, "{client} metadata: {leaders:?}"),
+            TraceKind::MetadataUpdated { client, leaders } => {
+                let leaders: Vec<String> = leaders
+                    .iter()
+                    .map(|(tp, leader)| match leader {
+                        Some(b) => format!("{tp} led by broker {b}"),
+                        None => format!("{tp} without a leader"),
+                    })
+                    .collect();
+                write!(f, "{client} metadata: {}", and_list(&leaders))
+            }
             TraceKind::ProducerIdAssigned { client, producer_id, producer_epoch } => {
                 write!(f, "{client} producer id {producer_id} epoch {producer_epoch}")
             }
@@ -413,8 +738,10 @@ impl fmt::Display for TraceEvent {
                 }
             }
             TraceKind::ControllerStopped { controller } => write!(f, "controller {controller} stopped"),
-            TraceKind::RaftSent { rpc, to, arrives_at_ms } => write!(f, "{rpc}: sent to {to}, arrives at {arrives_at_ms}ms"),
-            TraceKind::Raft { controller, event } => write!(f, "controller {controller} raft: {event:?}"),
+            TraceKind::RaftSent { rpc, to, arrives_at_ms } => {
+                write!(f, "{}: sent to {to}, arrives at {arrives_at_ms}ms", rpc.name())
+            }
+            TraceKind::Raft { controller, event } => write!(f, "controller {controller} {}", RaftLine(event)),
             TraceKind::ControllerActivated { controller, epoch } => {
                 write!(f, "controller {controller} is the active controller (epoch {epoch})")
             }
@@ -449,7 +776,8 @@ impl fmt::Display for TraceEvent {
             TraceKind::BrokerShutDown { broker } => write!(f, "broker {broker} shut down cleanly"),
             TraceKind::UncleanLeaderElected { partition, leader, leader_epoch, previous_isr } => write!(
                 f,
-                "{partition} unclean leader election: {leader} leads epoch {leader_epoch} from outside the ISR {previous_isr:?}"
+                "{partition} unclean leader election: {leader} leads epoch {leader_epoch} from outside the ISR ({})",
+                brokers(previous_isr)
             ),
         }
     }

@@ -636,7 +636,7 @@ pub static KO: Texts = Texts {
 // ---------------------------------------------------------------------------
 
 use super::follow::Release;
-use super::narrate_ko::{ga, neun, reason_ko};
+use super::narrate_ko::{ga, neun};
 use super::session::{ReplayError, MAX_REPLAY_COMMANDS, MAX_REPLAY_STEPS};
 use super::setup::{Field, Setup, SetupError, MAX_BROKERS, MAX_CONSUMERS, MAX_PARTITIONS, MAX_TOPICS};
 use super::share::LinkError;
@@ -712,6 +712,13 @@ fn field_name(lang: Lang, f: &Field) -> String {
     }
 }
 
+/// What the learner typed, in quotation marks. Rust's Debug quoting would
+/// also escape it (a backslash before every quote, \u{..} for control
+/// characters), which reads as code rather than as their own words.
+fn quoted(text: &str) -> String {
+    format!("\"{text}\"")
+}
+
 /// Kafka's topic name rule, to say in Korean which name broke it.
 fn legal_topic_name(name: &str) -> bool {
     !name.is_empty()
@@ -726,10 +733,10 @@ fn legal_topic_name(name: &str) -> bool {
 pub fn setup_error(lang: Lang, e: &SetupError, setup: Option<&Setup>) -> String {
     match (lang, e) {
         (Lang::En, SetupError::NotANumber { field, text }) => {
-            format!("{} must be a whole number of 0 or more, not {text:?}.", field_name(lang, field))
+            format!("{} must be a whole number of 0 or more, not {}.", field_name(lang, field), quoted(text))
         }
         (Lang::Ko, SetupError::NotANumber { field, text }) => {
-            format!("{}는 0 이상의 정수여야 합니다({text:?}는 쓸 수 없습니다).", field_name(lang, field))
+            format!("{}는 0 이상의 정수여야 합니다({}는 쓸 수 없습니다).", field_name(lang, field), quoted(text))
         }
         (Lang::En, SetupError::Controllers(n)) => format!("A KRaft quorum here has 1, 3 or 5 controllers, not {n}."),
         (Lang::En, SetupError::Consumers(n)) => format!("A setup has 1 to {MAX_CONSUMERS} consumers, not {n}."),
@@ -777,7 +784,7 @@ fn config_error_ko(c: &crate::sim::simulation::ConfigError, setup: Option<&Setup
             if let Some(t) = topics.iter().find(|t| !legal_topic_name(&t.name)) {
                 Some(format!(
                     "{} 토픽 이름으로 쓸 수 없습니다. a-z, A-Z, 0-9, '.', '_', '-' 가운데 1자에서 249자까지 쓰세요",
-                    neun(format!("{:?}", t.name))
+                    neun(quoted(&t.name))
                 ))
             } else if setup.is_some_and(|s| s.min_insync_replicas == 0) {
                 Some("min.insync.replicas는 1 이상이어야 합니다".into())
@@ -844,24 +851,6 @@ pub fn link_error(lang: Lang, e: &LinkError) -> String {
     }
 }
 
-/// The sticky partitioner's reason, in English.
-fn sticky_en(detail: &str) -> String {
-    let s = detail.trim();
-    let number = |prefix: &str| -> Option<String> {
-        let v = s.strip_prefix(prefix)?.strip_suffix('}')?.trim();
-        (!v.is_empty() && v.chars().all(|c| c.is_ascii_digit())).then(|| v.to_string())
-    };
-    if s == "First" {
-        "the topic's first record without a key, so a partition was drawn".into()
-    } else if let Some(n) = number("Stayed { bytes_so_far:") {
-        format!("{n} bytes went to it so far")
-    } else if let Some(n) = number("Switched { previous:") {
-        format!("partition {n} had its batch.size, so a new one was drawn")
-    } else {
-        detail.to_string()
-    }
-}
-
 /// Why the producer's partitioner sent a record where it did.
 pub fn partition_reason(lang: Lang, reason: &PartitionReason, partition: u32) -> String {
     match (lang, reason) {
@@ -871,13 +860,13 @@ pub fn partition_reason(lang: Lang, reason: &PartitionReason, partition: u32) ->
         (Lang::Ko, PartitionReason::Keyed { murmur2, positive, partitions }) => {
             format!("키 해시: murmur2 = {murmur2}, & 0x7fffffff = {positive}, {positive} mod {partitions} = {partition}")
         }
-        (Lang::En, PartitionReason::Sticky { detail }) => format!(
+        (Lang::En, PartitionReason::Sticky { reason }) => format!(
             "no key: the sticky partitioner stays on partition {partition} until about batch.size bytes went there ({})",
-            sticky_en(detail)
+            super::narrate::sticky_reason(reason)
         ),
-        (Lang::Ko, PartitionReason::Sticky { detail }) => format!(
+        (Lang::Ko, PartitionReason::Sticky { reason }) => format!(
             "키 없음: 스티키 파티셔너는 약 batch.size 바이트가 찰 때까지 파티션 {partition}에 머뭅니다({})",
-            reason_ko(detail)
+            super::narrate_ko::sticky_reason(reason)
         ),
         (Lang::En, PartitionReason::RoundRobin { counter }) => {
             format!("RoundRobinPartitioner: record number {counter} goes to the next partition in turn, {partition}")
@@ -924,6 +913,7 @@ pub fn hop_line(lang: Lang, step: u64, time_ms: u64, node: &str, narration: &str
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::record::partitioner::StickyReason;
 
     /// Every Korean string is translated: none is left equal to the English
     /// one, except Kafka's own identifiers.
@@ -950,10 +940,10 @@ mod tests {
             "key hash: murmur2 = -790332482, & 0x7fffffff = 1357151166, 1357151166 mod 3 = 0"
         );
         assert!(partition_reason(Lang::Ko, &keyed, 0).contains("1357151166 mod 3 = 0"));
-        let sticky = PartitionReason::Sticky { detail: "Stayed { bytes_so_far: 1200 }".into() };
-        assert!(partition_reason(Lang::En, &sticky, 2).contains("1200 bytes went to it so far"));
+        let sticky = PartitionReason::Sticky { reason: StickyReason::Stayed { bytes_so_far: 1200 } };
+        assert!(partition_reason(Lang::En, &sticky, 2).contains("1200 bytes went there so far"));
         assert!(partition_reason(Lang::Ko, &sticky, 2).contains("1200바이트"));
-        let first = PartitionReason::Sticky { detail: "First".into() };
+        let first = PartitionReason::Sticky { reason: StickyReason::First };
         assert!(partition_reason(Lang::En, &first, 1).contains("first record without a key"));
         assert!(partition_reason(Lang::En, &PartitionReason::RoundRobin { counter: 4 }, 1).contains("record number 4"));
     }
@@ -1010,10 +1000,10 @@ pub fn quorum_facts(lang: Lang, epoch: i32, majority: u32, voters: usize) -> Str
 pub fn header_error(lang: Lang, e: &super::forms::HeaderError) -> String {
     use super::forms::HeaderError::*;
     match (lang, e) {
-        (Lang::En, NoEquals(x)) => format!("Headers: {x:?} has no '=' between a key and a value (write key=value, key=value)."),
-        (Lang::Ko, NoEquals(x)) => format!("헤더: {x:?}에 키와 값을 나누는 '='가 없습니다(key=value, key=value 형식으로 적으세요)."),
-        (Lang::En, EmptyKey(x)) => format!("Headers: {x:?} has an empty key; every header needs one."),
-        (Lang::Ko, EmptyKey(x)) => format!("헤더: {x:?}의 키가 비어 있습니다. 모든 헤더에는 키가 있어야 합니다."),
+        (Lang::En, NoEquals(x)) => format!("Headers: {} has no '=' between a key and a value (write key=value, key=value).", quoted(x)),
+        (Lang::Ko, NoEquals(x)) => format!("헤더: {}에 키와 값을 나누는 '='가 없습니다(key=value, key=value 형식으로 적으세요).", quoted(x)),
+        (Lang::En, EmptyKey(x)) => format!("Headers: {} has an empty key; every header needs one.", quoted(x)),
+        (Lang::Ko, EmptyKey(x)) => format!("헤더: {}의 키가 비어 있습니다. 모든 헤더에는 키가 있어야 합니다.", quoted(x)),
     }
 }
 

@@ -1,8 +1,17 @@
 //! One sentence for each trace event, saying what happened and, where it
 //! teaches something, why.
 
-use crate::sim::protocol::ErrorCode;
-use crate::sim::trace::{Direction, PartitionReason, ReadBound, Stage, TraceEvent, TraceKind, WaitReason};
+use crate::sim::controller::MetadataRecord;
+use crate::sim::log::log::DeletionReason;
+use crate::sim::log::segment::RollReason;
+use crate::sim::protocol::{ControlPlaneRpc, ErrorCode};
+use crate::sim::raft::output::{ElectionCause, RaftEvent, ResignReason, VoteRejectReason};
+use crate::sim::record::batch::ValidationError;
+use crate::sim::record::partitioner::StickyReason;
+use crate::sim::trace::{
+    and_list, brokers, BatchReadyReason, Direction, PartitionReason, ReadBound, RejectReason, Stage, TraceEvent, TraceKind,
+    WaitReason,
+};
 
 /// A stage's name as the page writes it.
 pub fn stage_name(stage: Stage) -> String {
@@ -41,7 +50,7 @@ pub fn describe_wait(w: &WaitReason) -> String {
             } else {
                 format!(
                     "{partition}: waiting for the high watermark to reach {required_offset} (now {high_watermark}; {})",
-                    behind.join(", ")
+                    and_list(&behind)
                 )
             }
         }
@@ -113,17 +122,20 @@ pub fn narrate(event: &TraceEvent) -> String {
                 "Broker {replica} appended {range} to {partition} (segment {segment:020}.log, byte {position}); its log end offset is now {log_end_offset}. Offsets count per partition."
             )
         }
-        TraceKind::ProduceRejected { partition, error, detail, .. } => {
-            format!("The leader refused the batch for {partition} with {error}: {detail}. Nothing was written.")
-        }
+        TraceKind::ProduceRejected { partition, error, reason, .. } => format!(
+            "The broker refused the batch for {partition} with {error}: {}. Nothing was written.",
+            reject_reason(reason)
+        ),
         TraceKind::DuplicateBatch { partition, producer_id, base_sequence, original_base_offset, .. } => format!(
             "Producer {producer_id} sent sequence {base_sequence} to {partition} again: the broker recognises the retry and answers with the original offset {original_base_offset} instead of writing it twice."
         ),
         TraceKind::SegmentRolled { partition, replica, base_offset, reason } => format!(
-            "Broker {replica} rolled a new segment for {partition}: {base_offset:020}.log ({reason})."
+            "Broker {replica} rolled a new segment for {partition}, {base_offset:020}.log: {}.",
+            roll_reason(reason)
         ),
         TraceKind::SegmentDeleted { partition, replica, base_offset, reason, log_start_offset } => format!(
-            "Retention on broker {replica} deleted the whole segment {base_offset:020}.log of {partition} ({reason}); the log start offset is now {log_start_offset}. Retention never deletes single records."
+            "Retention on broker {replica} deleted the whole segment {base_offset:020}.log of {partition} ({}); the log start offset is now {log_start_offset}. Retention never deletes single records.",
+            deletion_reason(reason)
         ),
         TraceKind::LogRead { partition, replica, fetch_offset, bytes, upper_bound, error, .. } => {
             let bound = match upper_bound {
@@ -155,13 +167,17 @@ pub fn narrate(event: &TraceEvent) -> String {
             }
         }
         TraceKind::HighWatermarkAdvanced { partition, replica, from, to, isr } => format!(
-            "The high watermark of {partition} on leader {replica} moved from {from} to {to}: every in-sync replica {isr:?} has the records below it, so they are committed."
+            "The high watermark of {partition} on leader {replica} moved from {from} to {to}: every in-sync replica ({}) has the records below it, so they are committed.",
+            brokers(isr)
         ),
         TraceKind::IsrShrunk { partition, removed, lag_ms, isr } => format!(
-            "Replica {removed:?} left the ISR of {partition}: not caught up for {lag_ms} ms, more than replica.lag.time.max.ms. Lag is measured in time, not messages. The ISR becomes {isr:?}: with a controller quorum once the active controller commits the leader's AlterPartition, and until then the replica still holds the high watermark back."
+            "{} left the ISR of {partition}: not caught up for {lag_ms} ms, more than replica.lag.time.max.ms. Lag is measured in time, not messages. The ISR becomes {}: with a controller quorum once the active controller commits the leader's AlterPartition, and until then the replica still holds the high watermark back.",
+            capitalized(&brokers(removed)),
+            brokers(isr)
         ),
         TraceKind::IsrExpanded { partition, replica, follower_leo, isr } => format!(
-            "Follower {replica} rejoined the ISR of {partition}: its log end offset {follower_leo} reached the high watermark. ISR now {isr:?}."
+            "Follower {replica} rejoined the ISR of {partition}: its log end offset {follower_leo} reached the high watermark. The ISR is now {}.",
+            brokers(isr)
         ),
         TraceKind::FollowerTruncated { partition, replica, to_offset, epoch } => format!(
             "Follower {replica} truncated {partition} to offset {to_offset}: its log diverged from the leader's after leader epoch {epoch}."
@@ -174,8 +190,9 @@ pub fn narrate(event: &TraceEvent) -> String {
                 "{client} hashed the key: murmur2 = {murmur2}, & 0x7fffffff = {positive}, mod {partitions} = {} → {partition}. The same key always lands on the same partition.",
                 partition.partition
             ),
-            PartitionReason::Sticky { detail } => format!(
-                "{client} has no key for this record, so the sticky partitioner keeps filling {partition} ({detail}) until about batch.size bytes went there. It is not round-robin."
+            PartitionReason::Sticky { reason } => format!(
+                "{client} has no key for this record, so the sticky partitioner keeps filling {partition} ({}) until about batch.size bytes went there. It is not round-robin.",
+                sticky_reason(reason)
             ),
             PartitionReason::RoundRobin { counter } => {
                 format!("{client}'s RoundRobinPartitioner sent record number {counter} to {partition}.")
@@ -183,7 +200,8 @@ pub fn narrate(event: &TraceEvent) -> String {
             PartitionReason::Explicit => format!("{client} was told to use {partition}."),
         },
         TraceKind::BatchReady { client, partition, records, bytes, reason } => format!(
-            "{client}'s batch for {partition} is ready to send: {records} record(s), {bytes} bytes ({reason})."
+            "{client}'s batch for {partition} is ready to send: {records} record(s), {bytes} bytes, because {}.",
+            batch_ready_reason(reason)
         ),
         TraceKind::MetadataUpdated { client, leaders } => {
             let list: Vec<String> = leaders
@@ -226,16 +244,22 @@ pub fn narrate(event: &TraceEvent) -> String {
         TraceKind::ControllerStopped { controller } => {
             format!("Controller {controller} crashed; its metadata log and quorum-state survive on disk.")
         }
-        TraceKind::RaftSent { rpc, to, arrives_at_ms } => {
-            format!("A quorum {rpc} goes to {to}, arriving at {arrives_at_ms} ms.")
-        }
+        TraceKind::RaftSent { rpc: ControlPlaneRpc::Quorum(rpc), to, arrives_at_ms } => format!(
+            "The controller quorum's {} goes to {to} over the network, arriving at {arrives_at_ms} ms.",
+            rpc.name()
+        ),
+        TraceKind::RaftSent { rpc: ControlPlaneRpc::BrokerControl(rpc), to, arrives_at_ms } => format!(
+            "{} between a broker and the active controller goes to {to} over the network, arriving at {arrives_at_ms} ms.",
+            rpc.name()
+        ),
         TraceKind::Raft { controller, event } => raft_sentence(*controller, event),
         TraceKind::ControllerActivated { controller, epoch } => format!(
             "Controller {controller} leads epoch {epoch} of the quorum, so it is the active controller: brokers register and heartbeat with it."
         ),
-        TraceKind::MetadataRecordAppended { controller, offset, record } => {
-            format!("Controller {controller} appended record {offset} to the metadata log: {record}.")
-        }
+        TraceKind::MetadataRecordAppended { controller, offset, record } => format!(
+            "Controller {controller} appended record {offset} to the metadata log: {}. It takes effect once a majority of controllers hold it.",
+            metadata_record(record)
+        ),
         TraceKind::BrokerSessionExpired { broker, last_heartbeat_ms } => format!(
             "Broker {broker} sent no heartbeat since {last_heartbeat_ms} ms, longer than broker.session.timeout.ms: the controller fences it and moves its leaderships."
         ),
@@ -243,18 +267,19 @@ pub fn narrate(event: &TraceEvent) -> String {
             "Broker {broker} registered with controller {controller} and got broker epoch {broker_epoch}; it stays fenced until it catches up with the metadata log."
         ),
         TraceKind::MetadataRecordApplied { broker, offset, record } => {
-            format!("Broker {broker} applied committed metadata record {offset}: {record}.")
+            format!("Broker {broker} applied committed metadata record {offset}: {}.", metadata_record(record))
         }
         TraceKind::BrokerStopped { broker } => format!(
             "Broker {broker} crashed: its threads, queues, purgatory, connections and fetchers are gone; its partition logs stay on disk."
         ),
         TraceKind::NetworkPartitioned { a, b } => format!(
             "The network is cut between {} and {}: messages across the cut are lost and no error comes back, so each side notices only when its timeouts run out.",
-            node_names(a),
-            node_names(b)
+            and_list(a),
+            and_list(b)
         ),
         TraceKind::NetworkHealed { cuts } => format!(
-            "The network is whole again ({cuts} cut healed): messages flow, and nodes that were cut off catch up through their next heartbeat or fetch."
+            "The network is whole again ({cuts} {} healed): messages flow, and nodes that were cut off catch up through their next heartbeat or fetch.",
+            if *cuts == 1 { "cut" } else { "cuts" }
         ),
         TraceKind::MessageLost { from, to, what } => {
             format!("A {what} from {from} to {to} was lost in the network partition; the sender gets no error and waits for its timeout.")
@@ -275,40 +300,287 @@ pub fn narrate(event: &TraceEvent) -> String {
             "The controller answered shouldShutDown, so broker {broker} stops cleanly: it leads nothing, and no client waited for a timeout."
         ),
         TraceKind::UncleanLeaderElected { partition, leader, leader_epoch, previous_isr } => format!(
-            "No replica of the ISR {previous_isr:?} of {partition} is alive, and unclean.leader.election.enable is on: the controller makes broker {leader} leader for epoch {leader_epoch} from outside the ISR. Committed records it lacks are lost."
+            "No replica of the ISR of {partition} ({}) is alive, and unclean.leader.election.enable is on: the controller makes broker {leader} leader for epoch {leader_epoch} from outside the ISR. Committed records it lacks are lost.",
+            brokers(previous_isr)
         ),
     }
 }
 
-/// Node names joined with commas and a final "and".
-fn node_names(nodes: &[crate::sim::ids::NodeId]) -> String {
-    let names: Vec<String> = nodes.iter().map(ToString::to_string).collect();
-    match names.split_last() {
-        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
-        _ => names.join(""),
+/// The first letter in upper case, for a list that opens a sentence.
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
     }
 }
 
-/// One sentence for a controller's Raft event.
-fn raft_sentence(controller: u32, event: &crate::sim::raft::output::RaftEvent) -> String {
-    use crate::sim::raft::output::RaftEvent as E;
-    match event {
-        E::BecameLeader { epoch, .. } => {
-            format!("Controller {controller} won the election for epoch {epoch}: it is now the active controller.")
-        }
-        E::BecameFollower { epoch, leader } => {
-            format!("Controller {controller} follows controller {leader}, the active controller of epoch {epoch}.")
-        }
-        E::BecameCandidate { epoch, .. } => {
-            format!("Controller {controller} stands for election in epoch {epoch} and votes for itself.")
-        }
-        E::VoteGranted { candidate, epoch, .. } => {
-            format!("Controller {controller} votes for controller {candidate} in epoch {epoch}.")
-        }
-        E::Resigned { epoch, .. } => format!("Controller {controller} resigns as active controller of epoch {epoch}."),
-        other => format!("Controller {controller}'s Raft: {other:?}."),
+/// Controller ids as prose: "controller 1", "controllers 1 and 2".
+fn controllers(ids: &[u32]) -> String {
+    match ids {
+        [one] => format!("controller {one}"),
+        more => format!("controllers {}", and_list(more)),
     }
 }
+
+/// Why a leader refused a produce, as a clause.
+fn reject_reason(reason: &RejectReason) -> String {
+    match reason {
+        RejectReason::NoReplica => "this broker holds no replica of the partition".into(),
+        RejectReason::NotLeader { broker } => {
+            format!("broker {broker} is not its leader, so the producer must refresh its metadata and send to the leader")
+        }
+        RejectReason::NotEnoughInSyncReplicas { isr, min_insync_replicas } => format!(
+            "acks=all needs at least min.insync.replicas = {min_insync_replicas} in-sync replicas, and {}",
+            if isr.is_empty() { "the ISR is empty".to_string() } else { format!("the ISR holds only {}", brokers(isr)) }
+        ),
+        RejectReason::InvalidBatch(e) => validation_error(e),
+        RejectReason::UnreadableHeader => "the record batch header cannot be read".into(),
+        RejectReason::TimestampOutOfRange { timestamp } => format!(
+            "its CreateTime timestamp {timestamp} lies outside message.timestamp.before.max.ms and message.timestamp.after.max.ms of the broker's clock"
+        ),
+        RejectReason::OutOfOrderSequence { expected, got } => format!(
+            "the idempotent producer's sequence {got} is not the expected {expected}, so a batch in between is missing"
+        ),
+        RejectReason::ProducerFenced { current, got } => format!(
+            "producer epoch {got} is older than the broker's {current}: a newer instance of this producer fenced it"
+        ),
+        RejectReason::BatchLargerThanSegment { size_bytes, segment_bytes } => {
+            format!("the batch is {size_bytes} bytes, more than a whole segment may hold (segment.bytes = {segment_bytes})")
+        }
+        RejectReason::LogRefused => "the log refused the batch".into(),
+    }
+}
+
+/// What the leader's validation found wrong with a batch, as a clause.
+fn validation_error(e: &ValidationError) -> String {
+    match e {
+        ValidationError::MessageTooLarge { size, max_message_bytes } => {
+            format!("the batch is {size} bytes, more than max.message.bytes = {max_message_bytes}")
+        }
+        ValidationError::Truncated { size, needed } => format!("the batch needs {needed} bytes but only {size} arrived"),
+        ValidationError::BatchLengthTooSmall { batch_length } => {
+            format!("its batchLength {batch_length} is smaller than a batch without records")
+        }
+        ValidationError::CrcMismatch { stored, computed } => {
+            format!("its stored CRC is 0x{stored:08x} but its bytes give 0x{computed:08x}, so they were damaged on the way")
+        }
+        ValidationError::TrailingBytes { batch_size, size } => {
+            format!("{size} bytes hold more than the one {batch_size}-byte batch a partition may send")
+        }
+        ValidationError::InvalidMagic { magic } => format!("it has magic {magic}, and only record batch v2 is accepted"),
+        ValidationError::OffsetCountMismatch { last_offset_delta, records_count } => {
+            format!("its lastOffsetDelta {last_offset_delta} + 1 is not its recordsCount {records_count}")
+        }
+        ValidationError::OffsetDeltaOutOfOrder { index, offset_delta } => {
+            format!("record {index} has offsetDelta {offset_delta} instead of {index}")
+        }
+        ValidationError::MalformedRecords { .. } => "its records cannot be decoded".into(),
+    }
+}
+
+fn roll_reason(reason: &RollReason) -> &'static str {
+    match reason {
+        RollReason::SegmentBytes => "the next batch would push the active segment past segment.bytes",
+        RollReason::SegmentMs => "the active segment is older than segment.ms by its record timestamps",
+        RollReason::OffsetIndexFull => "the active segment's offset index (.index) is full",
+        RollReason::TimeIndexFull => "the active segment's time index (.timeindex) is full",
+        RollReason::RelativeOffsetOverflow => {
+            "the batch's offsets no longer fit the active segment's relative offsets"
+        }
+    }
+}
+
+fn deletion_reason(reason: &DeletionReason) -> &'static str {
+    match reason {
+        DeletionReason::Time => "by retention.ms: its newest record is older than the limit",
+        DeletionReason::Size => "by retention.bytes: the log is over the size limit even without it",
+    }
+}
+
+pub(crate) fn sticky_reason(reason: &StickyReason) -> String {
+    match reason {
+        StickyReason::First => "drawn for the topic's first record without a key".into(),
+        StickyReason::Stayed { bytes_so_far } => format!("{bytes_so_far} bytes went there so far"),
+        StickyReason::Switched { previous } => {
+            format!("partition {previous} had its batch.size bytes, so a new one was drawn")
+        }
+    }
+}
+
+fn batch_ready_reason(reason: &BatchReadyReason) -> String {
+    match reason {
+        BatchReadyReason::BatchSizeReached => "it reached batch.size".into(),
+        BatchReadyReason::LingerPassed { linger_ms } => format!("linger.ms ({linger_ms} ms) passed since it was opened"),
+    }
+}
+
+/// A metadata record, under its Kafka name, and what it says.
+fn metadata_record(record: &MetadataRecord) -> String {
+    let leader = |leader: &Option<u32>| match leader {
+        Some(b) => format!("led by broker {b}"),
+        None => "without a leader (offline)".to_string(),
+    };
+    match record {
+        MetadataRecord::RegisterBroker { broker, epoch } => {
+            format!("RegisterBrokerRecord, broker {broker} joins with broker epoch {epoch} and starts fenced")
+        }
+        MetadataRecord::Topic { name, partitions } => format!("TopicRecord, topic {name} with {partitions} partitions"),
+        MetadataRecord::Partition(p) => format!(
+            "PartitionRecord, {} on {}, {}, ISR {}",
+            p.partition,
+            brokers(&p.replicas),
+            leader(&p.leader),
+            brokers(&p.isr)
+        ),
+        MetadataRecord::PartitionChange { partition, isr, leader: l, leader_epoch, partition_epoch } => format!(
+            "PartitionChangeRecord, {partition} is now {} in leader epoch {leader_epoch}, ISR {}, partition epoch {partition_epoch}",
+            leader(l),
+            brokers(isr)
+        ),
+        MetadataRecord::BrokerRegistrationChange { broker, fenced: true } => {
+            format!("BrokerRegistrationChangeRecord, broker {broker} is fenced: it may lead nothing")
+        }
+        MetadataRecord::BrokerRegistrationChange { broker, fenced: false } => {
+            format!("BrokerRegistrationChangeRecord, broker {broker} is unfenced: it caught up and may lead")
+        }
+    }
+}
+
+/// "vote" or "pre-vote".
+fn vote(pre_vote: bool) -> &'static str {
+    if pre_vote {
+        "pre-vote"
+    } else {
+        "vote"
+    }
+}
+
+/// Why a controller started an election, as a clause after the state it
+/// entered.
+fn election_cause(cause: &ElectionCause) -> &'static str {
+    match cause {
+        ElectionCause::FetchTimeout => "because it heard nothing from the leader for controller.quorum.fetch.timeout.ms",
+        ElectionCause::ElectionTimeout => {
+            "because its election timeout (controller.quorum.election.timeout.ms) ran out with no leader"
+        }
+        ElectionCause::BackoffComplete => {
+            "because its backoff after a lost election (up to controller.quorum.election.backoff.max.ms) ended"
+        }
+        ElectionCause::ElectionTimeoutAsCandidate => "because its last election timed out with no winner",
+        ElectionCause::PreVoteWon => "because a majority granted it the pre-vote",
+        ElectionCause::EndQuorumEpoch => "because the resigning leader named it first successor in EndQuorumEpoch",
+        ElectionCause::Restarted => "because it restarted after voting for itself in this epoch",
+    }
+}
+
+fn resign_reason(reason: &ResignReason) -> &'static str {
+    match reason {
+        ResignReason::CheckQuorumFailed => {
+            "a majority of voters did not fetch from it within 1.5 times controller.quorum.fetch.timeout.ms, so it may be cut off from them"
+        }
+        ResignReason::Requested => "it was asked to step down, and tells the voters with EndQuorumEpoch",
+        ResignReason::Restarted => {
+            "it restarted after leading this epoch, and Kafka starts such a controller resigned so that it neither leads nor votes in that epoch again"
+        }
+    }
+}
+
+fn vote_reject_reason(reason: &VoteRejectReason) -> String {
+    match reason {
+        VoteRejectReason::StaleEpoch { voter_epoch } => format!("its own epoch {voter_epoch} is newer than the candidate's"),
+        VoteRejectReason::InvalidRequest => "the request contradicts itself (INVALID_REQUEST)".into(),
+        VoteRejectReason::AlreadyVoted { voted_for } => {
+            format!("it already voted for controller {voted_for} in this epoch, and a voter votes once per epoch")
+        }
+        VoteRejectReason::LeaderKnown { leader } => {
+            format!("it already knows controller {leader} as the leader of this epoch")
+        }
+        VoteRejectReason::LeaderAlive { leader } => format!(
+            "it still fetches from its leader, controller {leader}, so an election would only disrupt a working quorum"
+        ),
+        VoteRejectReason::LogNotUpToDate => {
+            "the candidate's log (last epoch, then last offset) is behind its own, and a leader must hold every committed entry"
+                .into()
+        }
+        VoteRejectReason::IsLeader => "it leads this epoch itself".into(),
+        VoteRejectReason::IsCandidate => "it stands in this epoch itself and voted for itself".into(),
+        VoteRejectReason::Resigned => "it resigned as leader of this epoch".into(),
+    }
+}
+
+/// One sentence for a controller's Raft event (KafkaRaftClient, QuorumState).
+fn raft_sentence(controller: u32, event: &RaftEvent) -> String {
+    let c = controller;
+    match event {
+        RaftEvent::BecameUnattached { epoch, voted_for, timeout_ms } => {
+            let vote = voted_for.map(|v| format!(" and voted for controller {v}")).unwrap_or_default();
+            format!(
+                "Controller {c} is unattached in epoch {epoch}: it knows no leader{vote}, so it stands for election itself if none shows up within {timeout_ms} ms (controller.quorum.election.timeout.ms)."
+            )
+        }
+        RaftEvent::BecameProspective { epoch, timeout_ms, cause } => format!(
+            "Controller {c} became prospective in epoch {epoch} {}: it asks the other voters for pre-votes (KIP-996) without bumping the epoch, for up to {timeout_ms} ms.",
+            election_cause(cause)
+        ),
+        RaftEvent::BecameCandidate { epoch, timeout_ms, retries, cause } => format!(
+            "Controller {c} became a candidate for epoch {epoch} {}: it votes for itself and asks the others (attempt {retries}; the election times out in {timeout_ms} ms).",
+            election_cause(cause)
+        ),
+        RaftEvent::BecameLeader { epoch, epoch_start_offset } => format!(
+            "Controller {c} won the election for epoch {epoch}: a majority voted for it, so it leads the quorum, and its epoch starts at metadata log offset {epoch_start_offset}."
+        ),
+        RaftEvent::BecameFollower { epoch, leader } => format!(
+            "Controller {c} follows controller {leader}, the leader of epoch {epoch}: it fetches the metadata log from it."
+        ),
+        RaftEvent::Resigned { epoch, reason } => {
+            format!("Controller {c} resigned as leader of epoch {epoch}: {}.", resign_reason(reason))
+        }
+        RaftEvent::VoteRequested { to, epoch, pre_vote } => {
+            format!("Controller {c} asks controller {to} for its {} in epoch {epoch}.", vote(*pre_vote))
+        }
+        RaftEvent::VoteGranted { candidate, epoch, pre_vote } => format!(
+            "Controller {c} grants controller {candidate} its {} in epoch {epoch}: it has voted for no one else, knows no leader, and the candidate's log is at least as up to date as its own.",
+            vote(*pre_vote)
+        ),
+        RaftEvent::VoteRejected { candidate, epoch, pre_vote, reason } => format!(
+            "Controller {c} refuses controller {candidate} its {} in epoch {epoch}: {}.",
+            vote(*pre_vote),
+            vote_reject_reason(reason)
+        ),
+        RaftEvent::ElectionLost { epoch, pre_vote, rejected_by } => format!(
+            "Controller {c} lost the {} of epoch {epoch}: {} refused, so no majority can grant it.",
+            vote(*pre_vote),
+            controllers(rejected_by)
+        ),
+        RaftEvent::ElectionBackoff { epoch, backoff_ms } => format!(
+            "Controller {c} backs off {backoff_ms} ms before standing again after epoch {epoch}: a random wait up to controller.quorum.election.backoff.max.ms, so that candidates stop splitting the vote."
+        ),
+        RaftEvent::FetchTimeoutOverridden { epoch, leader, timeout_ms } => format!(
+            "Controller {leader} resigned epoch {epoch} with EndQuorumEpoch, so controller {c} stops waiting out controller.quorum.fetch.timeout.ms and stands for election in {timeout_ms} ms."
+        ),
+        RaftEvent::HighWatermarkAdvanced { from: Some(from), to } => format!(
+            "Controller {c}'s metadata log high watermark moved from {from} to {to}: a majority of voters hold the entries below {to}, so they are committed."
+        ),
+        RaftEvent::HighWatermarkAdvanced { from: None, to } => format!(
+            "Controller {c} learned the metadata log high watermark, {to}: the entries below it are committed."
+        ),
+        RaftEvent::EntriesAppended { epoch, first_offset, last_offset } => {
+            let entries = if first_offset == last_offset {
+                format!("entry {first_offset}")
+            } else {
+                format!("entries {first_offset} to {last_offset}")
+            };
+            format!("Controller {c} appended metadata log {entries} in epoch {epoch}.")
+        }
+        RaftEvent::Truncated { from, to } => format!(
+            "Controller {c} truncated its metadata log from offset {from} back to {to}: the leader's log diverged there, and entries past it were never committed."
+        ),
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod samples;
 
 #[cfg(test)]
 mod expiry_tests {

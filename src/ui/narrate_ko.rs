@@ -7,9 +7,19 @@
 //! 오류 이름, Produce·Fetch·Metadata 같은 API 이름, 파일 이름)는 라틴 문자 그대로
 //! 둡니다. 학습자가 문서와 로그에서 그대로 찾아볼 수 있어야 하기 때문입니다.
 
+use crate::sim::controller::{ControlRpc, MetadataRecord};
 use crate::sim::ids::{NodeId, RequestId};
-use crate::sim::protocol::{ApiKey, ErrorCode};
-use crate::sim::trace::{Direction, PartitionReason, ReadBound, Stage, TraceEvent, TraceKind, WaitReason};
+use crate::sim::log::log::DeletionReason;
+use crate::sim::log::segment::RollReason;
+use crate::sim::protocol::{ApiKey, ControlPlaneRpc, ErrorCode};
+use crate::sim::raft::message::QuorumRpc;
+use crate::sim::raft::output::{ElectionCause, RaftEvent, ResignReason, VoteRejectReason};
+use crate::sim::record::batch::ValidationError;
+use crate::sim::record::partitioner::StickyReason;
+use crate::sim::trace::{
+    BatchReadyReason, Direction, MessageKind, PartitionReason, ReadBound, RejectReason, Stage, TraceEvent, TraceKind,
+    WaitReason,
+};
 use std::fmt::Display;
 
 /// 화면에 쓰는 단계 이름.
@@ -133,23 +143,23 @@ pub fn narrate(event: &TraceEvent) -> String {
                 ga(format!("브로커 {replica}"))
             )
         }
-        TraceKind::ProduceRejected { partition, error, detail, .. } => {
-            let detail = if detail.is_empty() { String::new() } else { format!("(상세: {detail})") };
-            format!("리더가 {partition}의 배치를 {error} 오류로 거부했습니다{detail}. 아무것도 기록되지 않았습니다.")
-        }
+        TraceKind::ProduceRejected { partition, error, reason, .. } => format!(
+            "브로커가 {partition}의 배치를 {error} 오류로 거부했습니다: {}. 아무것도 기록되지 않았습니다.",
+            reject_reason(reason)
+        ),
         TraceKind::DuplicateBatch { partition, producer_id, base_sequence, original_base_offset, .. } => format!(
             "{} 시퀀스 번호 {base_sequence}인 배치를 {partition}에 다시 보냈습니다: 브로커는 재시도임을 알아보고, 두 번 기록하는 대신 원래 오프셋 {} 응답합니다.",
             ga(format!("프로듀서 {producer_id}")),
             ro(original_base_offset)
         ),
         TraceKind::SegmentRolled { partition, replica, base_offset, reason } => format!(
-            "{} {partition}의 세그먼트를 롤(roll)해서 새 세그먼트 {base_offset:020}.log를 시작했습니다({}).",
+            "{} {partition}의 세그먼트를 롤(roll)해서 새 세그먼트 {base_offset:020}.log를 시작했습니다: {}.",
             ga(format!("브로커 {replica}")),
-            reason_ko(reason)
+            roll_reason(reason)
         ),
         TraceKind::SegmentDeleted { partition, replica, base_offset, reason, log_start_offset } => format!(
             "브로커 {replica}의 보존 정책(retention)이 {partition}의 세그먼트 {base_offset:020}.log를 통째로 삭제했습니다({}). 이제 로그 시작 오프셋은 {log_start_offset}입니다. 보존 정책은 레코드를 하나씩 지우지 않고, 언제나 세그먼트 단위로 지웁니다.",
-            reason_ko(reason)
+            deletion_reason(reason)
         ),
         TraceKind::LogRead { partition, replica, fetch_offset, bytes, upper_bound, error, .. } => {
             let bound = match upper_bound {
@@ -188,17 +198,20 @@ pub fn narrate(event: &TraceEvent) -> String {
             }
         }
         TraceKind::HighWatermarkAdvanced { partition, replica, from, to, isr } => format!(
-            "리더인 브로커 {replica}에서 {partition}의 하이 워터마크가 {from}에서 {} 올라갔습니다: ISR {isr:?}에 있는 모든 레플리카가 그 아래의 레코드를 갖고 있으므로, 이 레코드들은 커밋되었습니다.",
-            ro(to)
+            "리더인 브로커 {replica}에서 {partition}의 하이 워터마크가 {from}에서 {} 올라갔습니다: ISR({})에 있는 모든 레플리카가 그 아래의 레코드를 갖고 있으므로, 이 레코드들은 커밋되었습니다.",
+            ro(to),
+            brokers(isr)
         ),
         TraceKind::IsrShrunk { partition, removed, lag_ms, isr } => format!(
-            "{} {partition}의 ISR에서 빠졌습니다: {lag_ms} ms 동안 리더를 따라잡지 못해 replica.lag.time.max.ms를 넘겼기 때문입니다. 뒤처짐은 메시지 개수가 아니라 시간으로 잽니다. ISR은 {isr:?}이 됩니다: 컨트롤러 쿼럼이 있으면 액티브 컨트롤러가 리더의 AlterPartition을 커밋한 뒤이며, 그때까지 이 레플리카는 여전히 하이 워터마크를 붙잡습니다.",
-            ga(format!("레플리카 {removed:?}"))
+            "{} {partition}의 ISR에서 빠졌습니다: {lag_ms} ms 동안 리더를 따라잡지 못해 replica.lag.time.max.ms를 넘겼기 때문입니다. 뒤처짐은 메시지 개수가 아니라 시간으로 잽니다. ISR은 {} 됩니다: 컨트롤러 쿼럼이 있으면 액티브 컨트롤러가 리더의 AlterPartition을 커밋한 뒤이며, 그때까지 이 레플리카는 여전히 하이 워터마크를 붙잡습니다.",
+            ga(brokers(removed)),
+            ga(brokers(isr))
         ),
         TraceKind::IsrExpanded { partition, replica, follower_leo, isr } => format!(
-            "{} {partition}의 ISR에 다시 들어왔습니다: 로그 끝 오프셋 {} 하이 워터마크에 도달했기 때문입니다. 이제 ISR은 {isr:?}입니다.",
+            "{} {partition}의 ISR에 다시 들어왔습니다: 로그 끝 오프셋 {} 하이 워터마크에 도달했기 때문입니다. 이제 ISR은 {}입니다.",
             ga(format!("팔로워 {replica}")),
-            ga(follower_leo)
+            ga(follower_leo),
+            brokers(isr)
         ),
         TraceKind::FollowerTruncated { partition, replica, to_offset, epoch } => format!(
             "{} {partition}의 로그를 오프셋 {} 잘라 냈습니다(truncate): 리더 에포크 {epoch} 이후로 자기 로그가 리더의 로그와 갈라졌기 때문입니다.",
@@ -216,10 +229,10 @@ pub fn narrate(event: &TraceEvent) -> String {
                 ga(client),
                 partition.partition
             ),
-            PartitionReason::Sticky { detail } => format!(
+            PartitionReason::Sticky { reason } => format!(
                 "{client}의 이 레코드에는 키가 없으므로(null 키), 스티키 파티셔너가 약 batch.size 바이트가 찰 때까지 {} 계속 채웁니다({}). 라운드 로빈(round-robin)이 아닙니다.",
                 reul(partition),
-                reason_ko(detail)
+                sticky_reason(reason)
             ),
             PartitionReason::RoundRobin { counter } => {
                 format!("{client}의 RoundRobinPartitioner가 {counter}번 레코드를 {partition}에 보냈습니다.")
@@ -229,8 +242,8 @@ pub fn narrate(event: &TraceEvent) -> String {
             }
         },
         TraceKind::BatchReady { client, partition, records, bytes, reason } => format!(
-            "{client}의 {partition} 배치가 전송 준비를 마쳤습니다: 레코드 {records}개, {bytes}바이트({}).",
-            reason_ko(reason)
+            "{client}의 {partition} 배치가 전송 준비를 마쳤습니다: 레코드 {records}개, {bytes}바이트. {}.",
+            batch_ready_reason(reason)
         ),
         TraceKind::MetadataUpdated { client, leaders } => {
             let list: Vec<String> = leaders
@@ -270,133 +283,475 @@ pub fn narrate(event: &TraceEvent) -> String {
         TraceKind::ControllerStarted { controller, recovered, log_end_offset } => {
             if *recovered {
                 format!(
-                    "컨트롤러 {controller}가 메타데이터 로그(엔트리 {log_end_offset}개)와 quorum-state 파일로 다시 시작해 쿼럼에 돌아옵니다."
+                    "{} 메타데이터 로그(엔트리 {log_end_offset}개)와 quorum-state 파일로 다시 시작해 쿼럼에 돌아옵니다.",
+                    ga(format!("컨트롤러 {controller}"))
                 )
             } else {
-                format!("컨트롤러 {controller}가 시작했습니다. 액티브 컨트롤러 선출에 참여합니다.")
+                format!("{} 시작했습니다. 액티브 컨트롤러 선출에 참여합니다.", ga(format!("컨트롤러 {controller}")))
             }
         }
         TraceKind::ControllerStopped { controller } => {
-            format!("컨트롤러 {controller}가 죽었습니다. 메타데이터 로그와 quorum-state는 디스크에 남습니다.")
+            format!("{} 죽었습니다. 메타데이터 로그와 quorum-state는 디스크에 남습니다.", ga(format!("컨트롤러 {controller}")))
         }
-        TraceKind::RaftSent { rpc, to, arrives_at_ms } => {
-            format!("쿼럼 {rpc} 메시지가 {to}로 가고, {arrives_at_ms}ms에 도착합니다.")
-        }
+        TraceKind::RaftSent { rpc: ControlPlaneRpc::Quorum(rpc), to, arrives_at_ms } => format!(
+            "컨트롤러 쿼럼의 {} 네트워크를 통해 {} 가고, {arrives_at_ms} ms에 도착합니다.",
+            ga(quorum_rpc(*rpc)),
+            ro(to)
+        ),
+        TraceKind::RaftSent { rpc: ControlPlaneRpc::BrokerControl(rpc), to, arrives_at_ms } => format!(
+            "브로커와 액티브 컨트롤러 사이의 {} 네트워크를 통해 {} 가고, {arrives_at_ms} ms에 도착합니다.",
+            ga(control_rpc(*rpc)),
+            ro(to)
+        ),
         TraceKind::Raft { controller, event } => raft_sentence_ko(*controller, event),
         TraceKind::ControllerActivated { controller, epoch } => format!(
-            "컨트롤러 {controller}가 쿼럼의 에포크 {epoch} 리더이므로 액티브 컨트롤러입니다. 브로커들이 여기에 등록하고 하트비트를 보냅니다."
+            "{} 쿼럼의 에포크 {epoch} 리더이므로 액티브 컨트롤러입니다. 브로커들이 여기에 등록하고 하트비트를 보냅니다.",
+            ga(format!("컨트롤러 {controller}"))
         ),
         TraceKind::MetadataRecordAppended { controller, offset, record } => {
-            format!("컨트롤러 {controller}가 메타데이터 로그에 레코드 {offset}를 추가했습니다: {record}.")
+            format!(
+                "{} 메타데이터 로그에 {} 추가했습니다: {}. 컨트롤러 과반이 이 레코드를 가져야 효력이 생깁니다.",
+                ga(format!("컨트롤러 {controller}")),
+                reul(format!("레코드 {offset}")),
+                metadata_record(record)
+            )
         }
         TraceKind::BrokerSessionExpired { broker, last_heartbeat_ms } => format!(
-            "브로커 {broker}가 {last_heartbeat_ms}ms 이후로 하트비트를 보내지 않아 broker.session.timeout.ms를 넘겼습니다. 컨트롤러가 이 브로커를 펜싱하고 리더 자리를 옮깁니다."
+            "{} {last_heartbeat_ms} ms 이후로 하트비트를 보내지 않아 broker.session.timeout.ms를 넘겼습니다. 컨트롤러가 이 브로커를 펜싱하고 리더 자리를 옮깁니다.",
+            ga(format!("브로커 {broker}"))
         ),
         TraceKind::BrokerRegistered { broker, controller, broker_epoch } => format!(
-            "브로커 {broker}가 컨트롤러 {controller}에 등록하고 브로커 에포크 {broker_epoch}를 받았습니다. 메타데이터 로그를 따라잡을 때까지 펜싱 상태입니다."
+            "{} 컨트롤러 {controller}에 등록하고 {} 받았습니다. 메타데이터 로그를 따라잡을 때까지 펜싱 상태입니다.",
+            ga(format!("브로커 {broker}")),
+            reul(format!("브로커 에포크 {broker_epoch}"))
         ),
         TraceKind::MetadataRecordApplied { broker, offset, record } => {
-            format!("브로커 {broker}가 커밋된 메타데이터 레코드 {offset}를 적용했습니다: {record}.")
+            format!(
+                "{} 커밋된 {} 적용했습니다: {}.",
+                ga(format!("브로커 {broker}")),
+                reul(format!("메타데이터 레코드 {offset}")),
+                metadata_record(record)
+            )
         }
         TraceKind::BrokerStopped { broker } => format!(
-            "브로커 {broker}가 죽었습니다. 스레드, 큐, 퍼거토리, 연결, 페처는 사라지고 파티션 로그는 디스크에 남습니다."
+            "{} 죽었습니다. 스레드, 큐, 퍼거토리, 연결, 페처는 사라지고 파티션 로그는 디스크에 남습니다.",
+            ga(format!("브로커 {broker}"))
         ),
         TraceKind::NetworkPartitioned { a, b } => format!(
-            "{}와(과) {} 사이의 네트워크가 끊겼습니다. 끊긴 곳을 지나는 메시지는 사라지고 오류도 돌아오지 않아, 양쪽 모두 타임아웃이 지나야 알아챕니다.",
-            node_names_ko(a),
+            "{} {} 사이의 네트워크가 끊겼습니다. 끊긴 곳을 지나는 메시지는 사라지고 오류도 돌아오지 않아, 양쪽 모두 타임아웃이 지나야 알아챕니다.",
+            wa(node_names_ko(a)),
             node_names_ko(b)
         ),
         TraceKind::NetworkHealed { cuts } => format!(
             "네트워크가 다시 이어졌습니다(끊긴 곳 {cuts}개 복구). 메시지가 다시 흐르고, 끊겨 있던 노드는 다음 하트비트나 페치로 따라잡습니다."
         ),
         TraceKind::MessageLost { from, to, what } => {
-            format!("{from}에서 {to}로 가던 {what}가 네트워크 분할로 사라졌습니다. 보낸 쪽은 오류를 받지 못하고 타임아웃을 기다립니다.")
+            format!(
+                "{from}에서 {} 가던 {} 네트워크 분할로 사라졌습니다. 보낸 쪽은 오류를 받지 못하고 타임아웃을 기다립니다.",
+                ro(to),
+                ga(message_kind(what))
+            )
         }
         TraceKind::Disconnected { node, peer, refused: true } => format!(
-            "{peer}의 프로세스가 내려가 있어 호스트가 연결을 거부했습니다. {node}는 곧바로 알아채고, 그쪽에 보낸 요청을 실패로 처리한 뒤 다른 곳을 찾습니다."
+            "{peer}의 프로세스가 내려가 있어 호스트가 연결을 거부했습니다. {} 곧바로 알아채고, 그쪽에 보낸 요청을 실패로 처리한 뒤 다른 곳을 찾습니다.",
+            neun(node)
         ),
         TraceKind::Disconnected { node, peer, refused: false } => format!(
-            "{peer}가 연결을 연 채로 죽어 호스트가 연결을 리셋했습니다. {node}는 타임아웃을 기다리지 않고 곧바로 알아챕니다."
+            "{} 연결을 연 채로 죽어 호스트가 연결을 리셋했습니다. {} 타임아웃을 기다리지 않고 곧바로 알아챕니다.",
+            ga(peer),
+            neun(node)
         ),
         TraceKind::ControlledShutdownRequested { broker } => format!(
-            "브로커 {broker}가 제어된 종료(controlled shutdown)를 시작합니다. 이제 하트비트로 액티브 컨트롤러에게 먼저 리더 자리를 옮겨 달라고 요청합니다(wantShutDown)."
+            "{} 제어된 종료(controlled shutdown)를 시작합니다. 이제 하트비트로 액티브 컨트롤러에게 먼저 리더 자리를 옮겨 달라고 요청합니다(wantShutDown).",
+            ga(format!("브로커 {broker}"))
         ),
         TraceKind::BrokerInControlledShutdown { broker, controller, partitions } => format!(
-            "컨트롤러 {controller}가 브로커 {broker}를 제어된 종료 상태로 둡니다. 파티션 변경 {partitions}건으로 리더 자리를 다른 ISR 복제본에 넘기고 ISR에서 뺀 뒤에야 브로커가 멈춥니다."
+            "{} {} 제어된 종료 상태로 둡니다. 파티션 변경 {partitions}건으로 리더 자리를 다른 ISR 복제본에 넘기고 ISR에서 뺀 뒤에야 브로커가 멈춥니다.",
+            ga(format!("컨트롤러 {controller}")),
+            reul(format!("브로커 {broker}"))
         ),
         TraceKind::BrokerShutDown { broker } => format!(
-            "컨트롤러가 shouldShutDown으로 답해 브로커 {broker}가 깔끔하게 멈춥니다. 이끄는 파티션이 없고, 타임아웃을 기다린 클라이언트도 없습니다."
+            "컨트롤러가 shouldShutDown으로 답해 {} 깔끔하게 멈춥니다. 이끄는 파티션이 없고, 타임아웃을 기다린 클라이언트도 없습니다.",
+            ga(format!("브로커 {broker}"))
         ),
         TraceKind::UncleanLeaderElected { partition, leader, leader_epoch, previous_isr } => format!(
-            "{partition}의 ISR {previous_isr:?} 중 살아 있는 레플리카가 없고 unclean.leader.election.enable이 켜져 있어, 컨트롤러가 ISR 밖의 브로커 {leader}를 에포크 {leader_epoch}의 리더로 뽑습니다. 이 브로커에 없는 커밋된 레코드는 사라집니다."
+            "{partition}의 ISR({}) 중 살아 있는 레플리카가 없고 unclean.leader.election.enable이 켜져 있어, 컨트롤러가 ISR 밖의 {} 에포크 {leader_epoch}의 리더로 뽑습니다. 이 브로커에 없는 커밋된 레코드는 사라집니다.",
+            brokers(previous_isr),
+            reul(format!("브로커 {leader}"))
         ),
     }
 }
 
 /// 노드 이름을 쉼표로 잇습니다.
-fn node_names_ko(nodes: &[crate::sim::ids::NodeId]) -> String {
+fn node_names_ko(nodes: &[NodeId]) -> String {
     nodes.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
 }
 
-/// 컨트롤러 Raft 이벤트 한 문장.
-fn raft_sentence_ko(controller: u32, event: &crate::sim::raft::output::RaftEvent) -> String {
-    use crate::sim::raft::output::RaftEvent as E;
-    match event {
-        E::BecameLeader { epoch, .. } => {
-            format!("컨트롤러 {controller}가 에포크 {epoch} 선거에서 이겨 액티브 컨트롤러가 되었습니다.")
-        }
-        E::BecameFollower { epoch, leader } => {
-            format!("컨트롤러 {controller}가 에포크 {epoch}의 액티브 컨트롤러인 컨트롤러 {leader}를 따릅니다.")
-        }
-        E::BecameCandidate { epoch, .. } => {
-            format!("컨트롤러 {controller}가 에포크 {epoch} 선거에 나서 자신에게 투표합니다.")
-        }
-        E::VoteGranted { candidate, epoch, .. } => {
-            format!("컨트롤러 {controller}가 에포크 {epoch}에서 컨트롤러 {candidate}에게 투표합니다.")
-        }
-        E::Resigned { epoch, .. } => format!("컨트롤러 {controller}가 에포크 {epoch}의 액티브 컨트롤러 자리에서 물러납니다."),
-        other => format!("컨트롤러 {controller}의 Raft: {other:?}."),
+/// 브로커 번호 목록: "브로커 1", "브로커 0, 1, 2", 비었으면 "브로커 없음".
+fn brokers(ids: &[u32]) -> String {
+    if ids.is_empty() {
+        return "브로커 없음".into();
+    }
+    let ids: Vec<String> = ids.iter().map(ToString::to_string).collect();
+    format!("브로커 {}", ids.join(", "))
+}
+
+/// 컨트롤러 번호 목록: "컨트롤러 1", "컨트롤러 1, 2".
+fn controllers(ids: &[u32]) -> String {
+    let ids: Vec<String> = ids.iter().map(ToString::to_string).collect();
+    format!("컨트롤러 {}", ids.join(", "))
+}
+
+/// 쿼럼 RPC: Kafka의 이름 그대로에 한국어 설명을 덧붙입니다.
+fn quorum_rpc(rpc: QuorumRpc) -> String {
+    let gloss = match rpc {
+        QuorumRpc::PreVote => "요청(사전 투표 요청)",
+        QuorumRpc::Vote => "요청(투표 요청)",
+        QuorumRpc::VoteResponse => "(투표 응답)",
+        QuorumRpc::BeginQuorumEpoch => "요청(새 리더의 에포크 알림)",
+        QuorumRpc::BeginQuorumEpochResponse => "(에포크 알림에 대한 응답)",
+        QuorumRpc::EndQuorumEpoch => "요청(리더 사임 알림)",
+        QuorumRpc::EndQuorumEpochResponse => "(사임 알림에 대한 응답)",
+        QuorumRpc::Fetch => "요청(메타데이터 로그 복제)",
+        QuorumRpc::FetchResponse => "(메타데이터 로그 항목 응답)",
+    };
+    with_gloss(rpc.name(), gloss)
+}
+
+/// 브로커와 액티브 컨트롤러 사이의 RPC.
+fn control_rpc(rpc: ControlRpc) -> String {
+    let gloss = match rpc {
+        ControlRpc::BrokerRegistration => "요청(브로커 등록)",
+        ControlRpc::BrokerRegistrationResponse => "(등록 응답)",
+        ControlRpc::BrokerHeartbeat => "요청(하트비트)",
+        ControlRpc::BrokerHeartbeatResponse => "(하트비트 응답)",
+        ControlRpc::MetadataFetch => "요청(메타데이터 로그 페치)",
+        ControlRpc::MetadataFetchResponse => "(메타데이터 로그 응답)",
+        ControlRpc::AlterPartition => "요청(ISR 변경 요청)",
+        ControlRpc::AlterPartitionResponse => "(ISR 변경 응답)",
+    };
+    with_gloss(rpc.name(), gloss)
+}
+
+/// "Vote 요청(투표 요청)"처럼, 괄호로 시작하는 설명은 띄우지 않고 붙입니다.
+fn with_gloss(name: &str, gloss: &str) -> String {
+    if gloss.starts_with('(') {
+        format!("{name}{gloss}")
+    } else {
+        format!("{name} {gloss}")
     }
 }
 
-/// 시뮬레이션이 영어(대개 Rust의 `Debug` 표기)로 넘겨주는 이유 문자열을 아는 것이면
-/// 한국어로 옮기고, 모르는 것이면 그대로 둡니다. 숫자는 언제나 그대로 남깁니다.
-pub(crate) fn reason_ko(raw: &str) -> String {
-    let s = raw.trim();
-    let s = s.strip_prefix("Some(").and_then(|r| r.strip_suffix(')')).unwrap_or(s);
-    let known = match s {
-        // 세그먼트 롤 (RollReason)
-        "SegmentBytes" => Some("이 배치를 쓰면 segment.bytes를 넘음".to_string()),
-        "SegmentMs" => Some("세그먼트가 segment.ms보다 오래됨".to_string()),
-        "OffsetIndexFull" => Some("오프셋 인덱스(.index)가 가득 참".to_string()),
-        "TimeIndexFull" => Some("타임 인덱스(.timeindex)가 가득 참".to_string()),
-        "RelativeOffsetOverflow" => Some("배치의 마지막 오프셋이 이 세그먼트의 상대 오프셋 범위를 넘음".to_string()),
-        // 보존 정책 (DeletionReason)
-        "Time" => Some("시간 기준: retention.ms를 넘김".to_string()),
-        "Size" => Some("크기 기준: retention.bytes를 넘김".to_string()),
-        // 스티키 파티셔너 (StickyReason)
-        "First" => Some("이 토픽의 첫 null 키 레코드라 파티션을 새로 고름".to_string()),
-        // 배치 봉인
-        "batch.size reached" => Some("batch.size에 도달함".to_string()),
-        _ => None,
+/// 네트워크 분할로 사라진 메시지의 종류.
+fn message_kind(what: &MessageKind) -> String {
+    match what {
+        MessageKind::Request(api) => format!("{} 요청", api.name()),
+        MessageKind::Response(api) => format!("{} 응답", api.name()),
+        MessageKind::ControlPlane(ControlPlaneRpc::Quorum(rpc)) => quorum_rpc(*rpc),
+        MessageKind::ControlPlane(ControlPlaneRpc::BrokerControl(rpc)) => control_rpc(*rpc),
+    }
+}
+
+/// 브로커가 프로듀스를 거부한 까닭, 한 문장으로.
+fn reject_reason(reason: &RejectReason) -> String {
+    match reason {
+        RejectReason::NoReplica => "이 브로커에는 이 파티션의 레플리카가 없습니다".into(),
+        RejectReason::NotLeader { broker } => format!(
+            "{} 이 파티션의 리더가 아니므로, 프로듀서는 메타데이터를 새로 받아 리더에게 보내야 합니다",
+            neun(format!("브로커 {broker}"))
+        ),
+        RejectReason::NotEnoughInSyncReplicas { isr, min_insync_replicas } => format!(
+            "acks=all에는 ISR 레플리카가 min.insync.replicas = {min_insync_replicas}개 이상 있어야 하는데, {}",
+            if isr.is_empty() { "ISR이 비어 있습니다".to_string() } else { format!("ISR에는 {}뿐입니다", brokers(isr)) }
+        ),
+        RejectReason::InvalidBatch(e) => validation_error(e),
+        RejectReason::UnreadableHeader => "레코드 배치 헤더를 읽을 수 없습니다".into(),
+        RejectReason::TimestampOutOfRange { timestamp } => format!(
+            "{} 브로커 시계 기준 message.timestamp.before.max.ms와 message.timestamp.after.max.ms의 범위를 벗어납니다",
+            ga(format!("CreateTime 타임스탬프 {timestamp}"))
+        ),
+        RejectReason::OutOfOrderSequence { expected, got } => format!(
+            "{} 기대한 {} 아니므로, 그 사이의 배치가 빠졌습니다",
+            neun(format!("멱등성 프로듀서의 시퀀스 {got}")),
+            ga(expected)
+        ),
+        RejectReason::ProducerFenced { current, got } => format!(
+            "{} 브로커가 아는 {current}보다 오래되었습니다: 같은 프로듀서의 더 새 인스턴스가 이 프로듀서를 펜싱했습니다",
+            neun(format!("프로듀서 에포크 {got}"))
+        ),
+        RejectReason::BatchLargerThanSegment { size_bytes, segment_bytes } => format!(
+            "배치가 {size_bytes}바이트로, 세그먼트 하나가 담을 수 있는 크기(segment.bytes = {segment_bytes})보다 큽니다"
+        ),
+        RejectReason::LogRefused => "로그가 배치를 거부했습니다".into(),
+    }
+}
+
+/// 리더의 검증이 배치에서 찾아낸 문제.
+fn validation_error(e: &ValidationError) -> String {
+    match e {
+        ValidationError::MessageTooLarge { size, max_message_bytes } => {
+            format!("배치가 {size}바이트로, max.message.bytes = {max_message_bytes}보다 큽니다")
+        }
+        ValidationError::Truncated { size, needed } => {
+            format!("배치에 {needed}바이트가 필요한데 {size}바이트만 도착했습니다")
+        }
+        ValidationError::BatchLengthTooSmall { batch_length } => {
+            format!("{} 레코드 없는 배치보다도 작습니다", ga(format!("batchLength {batch_length}")))
+        }
+        ValidationError::CrcMismatch { stored, computed } => format!(
+            "저장된 CRC(0x{stored:08x})와 바이트로 계산한 CRC(0x{computed:08x})가 다르므로, 오는 길에 바이트가 손상되었습니다"
+        ),
+        ValidationError::TrailingBytes { batch_size, size } => format!(
+            "{size}바이트에 한 파티션이 보낼 수 있는 {batch_size}바이트 배치 하나보다 많은 데이터가 들어 있습니다"
+        ),
+        ValidationError::InvalidMagic { magic } => {
+            format!("{} 레코드 배치 v2가 아니며, 브로커는 v2만 받습니다", neun(format!("magic {magic}")))
+        }
+        ValidationError::OffsetCountMismatch { last_offset_delta, records_count } => format!(
+            "{} {} 다릅니다",
+            ga(format!("lastOffsetDelta {last_offset_delta} + 1")),
+            wa(format!("recordsCount {records_count}"))
+        ),
+        ValidationError::OffsetDeltaOutOfOrder { index, offset_delta } => {
+            format!("레코드 {index}의 offsetDelta가 {} 아니라 {offset_delta}입니다", ga(index))
+        }
+        ValidationError::MalformedRecords { .. } => "레코드를 디코딩할 수 없습니다".into(),
+    }
+}
+
+/// 세그먼트를 롤한 까닭.
+fn roll_reason(reason: &RollReason) -> &'static str {
+    match reason {
+        RollReason::SegmentBytes => "다음 배치를 쓰면 활성 세그먼트가 segment.bytes를 넘기 때문입니다",
+        RollReason::SegmentMs => "활성 세그먼트가 레코드 타임스탬프로 보아 segment.ms보다 오래되었기 때문입니다",
+        RollReason::OffsetIndexFull => "활성 세그먼트의 오프셋 인덱스(.index)가 가득 찼기 때문입니다",
+        RollReason::TimeIndexFull => "활성 세그먼트의 타임 인덱스(.timeindex)가 가득 찼기 때문입니다",
+        RollReason::RelativeOffsetOverflow => {
+            "배치의 오프셋이 활성 세그먼트의 상대 오프셋 범위에 더는 들어가지 않기 때문입니다"
+        }
+    }
+}
+
+/// 보존 정책이 세그먼트를 지운 기준.
+fn deletion_reason(reason: &DeletionReason) -> &'static str {
+    match reason {
+        DeletionReason::Time => "retention.ms 기준: 가장 새 레코드도 한도보다 오래됨",
+        DeletionReason::Size => "retention.bytes 기준: 이 세그먼트가 없어도 로그가 크기 한도를 넘음",
+    }
+}
+
+/// 스티키 파티셔너가 이 파티션을 고른 까닭.
+pub(crate) fn sticky_reason(reason: &StickyReason) -> String {
+    match reason {
+        StickyReason::First => "이 토픽의 첫 null 키 레코드라 파티션을 새로 뽑음".into(),
+        StickyReason::Stayed { bytes_so_far } => format!("이 파티션에 지금까지 {bytes_so_far}바이트를 보냄"),
+        StickyReason::Switched { previous } => {
+            format!("{} batch.size만큼 받아서 새로 뽑음", ga(format!("이전 파티션 {previous}")))
+        }
+    }
+}
+
+/// 배치가 전송 준비를 마친 까닭, 한 문장으로.
+fn batch_ready_reason(reason: &BatchReadyReason) -> String {
+    match reason {
+        BatchReadyReason::BatchSizeReached => "batch.size에 도달했기 때문입니다".into(),
+        BatchReadyReason::LingerPassed { linger_ms } => {
+            format!("배치를 연 뒤 linger.ms({linger_ms} ms)가 지났기 때문입니다")
+        }
+    }
+}
+
+/// 메타데이터 레코드: Kafka의 레코드 이름과, 그 레코드가 말하는 것.
+fn metadata_record(record: &MetadataRecord) -> String {
+    let leader = |leader: &Option<u32>| match leader {
+        Some(b) => format!("리더는 브로커 {b}"),
+        None => "리더 없음(오프라인)".to_string(),
     };
-    if let Some(k) = known {
-        return k;
+    match record {
+        MetadataRecord::RegisterBroker { broker, epoch } => format!(
+            "RegisterBrokerRecord, {} 브로커 에포크 {} 합류하고 펜싱된 상태로 시작함",
+            ga(format!("브로커 {broker}")),
+            ro(epoch)
+        ),
+        MetadataRecord::Topic { name, partitions } => {
+            format!("TopicRecord, 파티션 {partitions}개인 토픽 {name} 생성")
+        }
+        MetadataRecord::Partition(p) => format!(
+            "PartitionRecord, {} {}에 두고, {}, ISR은 {}",
+            reul(&p.partition),
+            brokers(&p.replicas),
+            leader(&p.leader),
+            brokers(&p.isr)
+        ),
+        MetadataRecord::PartitionChange { partition, isr, leader: l, leader_epoch, partition_epoch } => format!(
+            "PartitionChangeRecord, 이제 {partition}의 {}, 리더 에포크 {leader_epoch}, ISR은 {}, 파티션 에포크 {partition_epoch}",
+            leader(l),
+            brokers(isr)
+        ),
+        MetadataRecord::BrokerRegistrationChange { broker, fenced: true } => format!(
+            "BrokerRegistrationChangeRecord, {} 펜싱됨: 아무 파티션도 이끌 수 없음",
+            neun(format!("브로커 {broker}"))
+        ),
+        MetadataRecord::BrokerRegistrationChange { broker, fenced: false } => format!(
+            "BrokerRegistrationChangeRecord, {} 펜싱이 풀림: 메타데이터를 따라잡았으므로 리더가 될 수 있음",
+            neun(format!("브로커 {broker}"))
+        ),
     }
-    let field = |prefix: &str, suffix: &str| -> Option<String> {
-        let v = s.strip_prefix(prefix)?.strip_suffix(suffix)?.trim();
-        (!v.is_empty() && v.chars().all(|c| c.is_ascii_digit() || c == '-')).then(|| v.to_string())
-    };
-    if let Some(n) = field("Stayed { bytes_so_far:", "}") {
-        return format!("이 파티션에 지금까지 {n}바이트를 보냄");
+}
+
+/// "투표" 또는 "사전 투표(pre-vote)".
+fn vote(pre_vote: bool) -> &'static str {
+    if pre_vote {
+        "사전 투표(pre-vote)"
+    } else {
+        "투표"
     }
-    if let Some(n) = field("Switched { previous:", "}") {
-        return format!("이전 파티션 {} batch.size만큼 받아서 새로 고름", ga(n));
+}
+
+/// 컨트롤러가 선거에 나선 까닭. 문장 앞에 "~ 때문에"로 들어갑니다.
+fn election_cause(cause: &ElectionCause) -> &'static str {
+    match cause {
+        ElectionCause::FetchTimeout => "controller.quorum.fetch.timeout.ms 동안 리더에게서 아무 소식도 듣지 못했기 때문에",
+        ElectionCause::ElectionTimeout => {
+            "리더 없이 선거 타임아웃(controller.quorum.election.timeout.ms)이 지났기 때문에"
+        }
+        ElectionCause::BackoffComplete => {
+            "진 선거 뒤의 백오프(최대 controller.quorum.election.backoff.max.ms)가 끝났기 때문에"
+        }
+        ElectionCause::ElectionTimeoutAsCandidate => "지난 선거가 승자 없이 타임아웃되었기 때문에",
+        ElectionCause::PreVoteWon => "과반이 사전 투표(pre-vote)를 허락했기 때문에",
+        ElectionCause::EndQuorumEpoch => "사임하는 리더가 EndQuorumEpoch에서 이 컨트롤러를 첫 후계자로 지목했기 때문에",
+        ElectionCause::Restarted => "이 에포크에서 자신에게 투표한 뒤 다시 시작했기 때문에",
     }
-    if let Some(n) = field("linger.ms (", " ms) passed") {
-        return format!("linger.ms({n} ms)가 지남");
+}
+
+/// 리더가 물러난 까닭, 한 문장으로.
+fn resign_reason(reason: &ResignReason) -> &'static str {
+    match reason {
+        ResignReason::CheckQuorumFailed => {
+            "투표자 과반이 controller.quorum.fetch.timeout.ms의 1.5배 안에 이 컨트롤러에게서 페치하지 않아, 그들과 끊겼을 수 있기 때문입니다"
+        }
+        ResignReason::Requested => "물러나 달라는 요청을 받았기 때문이며, EndQuorumEpoch로 투표자들에게 알립니다",
+        ResignReason::Restarted => {
+            "이 에포크를 이끌던 중 다시 시작했기 때문입니다. Kafka는 이런 컨트롤러를 사임(resigned) 상태로 시작해, 그 에포크에서 다시 이끌거나 투표하지 않게 합니다"
+        }
     }
-    raw.to_string()
+}
+
+/// 투표자가 표를 거부한 까닭, 한 문장으로.
+fn vote_reject_reason(reason: &VoteRejectReason) -> String {
+    match reason {
+        VoteRejectReason::StaleEpoch { voter_epoch } => {
+            format!("{} 후보의 에포크보다 새롭기 때문입니다", ga(format!("자신의 에포크 {voter_epoch}")))
+        }
+        VoteRejectReason::InvalidRequest => "요청이 스스로 모순되기 때문입니다(INVALID_REQUEST)".into(),
+        VoteRejectReason::AlreadyVoted { voted_for } => format!(
+            "이 에포크에서 이미 컨트롤러 {voted_for}에게 투표했고, 투표자는 에포크마다 한 번만 투표하기 때문입니다"
+        ),
+        VoteRejectReason::LeaderKnown { leader } => {
+            format!("이 에포크의 리더로 이미 {} 알고 있기 때문입니다", reul(format!("컨트롤러 {leader}")))
+        }
+        VoteRejectReason::LeaderAlive { leader } => format!(
+            "아직 리더인 컨트롤러 {leader}에게서 페치하고 있어서, 선거는 잘 돌아가는 쿼럼을 흔들 뿐이기 때문입니다"
+        ),
+        VoteRejectReason::LogNotUpToDate => {
+            "후보의 로그가 (마지막 에포크, 그다음 마지막 오프셋으로 보아) 자신의 로그보다 뒤처져 있고, 리더는 커밋된 항목을 모두 가져야 하기 때문입니다"
+                .into()
+        }
+        VoteRejectReason::IsLeader => "자신이 이 에포크의 리더이기 때문입니다".into(),
+        VoteRejectReason::IsCandidate => "자신도 이 에포크의 후보로서 자신에게 투표했기 때문입니다".into(),
+        VoteRejectReason::Resigned => "이 에포크의 리더 자리에서 물러났기 때문입니다".into(),
+    }
+}
+
+/// 컨트롤러 Raft 이벤트 한 문장 (KafkaRaftClient, QuorumState).
+fn raft_sentence_ko(controller: u32, event: &RaftEvent) -> String {
+    let c = format!("컨트롤러 {controller}");
+    match event {
+        RaftEvent::BecameUnattached { epoch, voted_for, timeout_ms } => {
+            let vote = voted_for.map(|v| format!(" 컨트롤러 {v}에게 이미 투표했으며")).unwrap_or_default();
+            format!(
+                "{} 에포크 {epoch}에서 미소속(unattached) 상태가 되었습니다: 아는 리더가 없고{vote}, {timeout_ms} ms 안에(controller.quorum.election.timeout.ms) 리더가 나타나지 않으면 스스로 선거에 나섭니다.",
+                ga(&c)
+            )
+        }
+        RaftEvent::BecameProspective { epoch, timeout_ms, cause } => format!(
+            "{} {} 에포크 {epoch}에서 예비 후보(prospective)가 되었습니다: 에포크를 올리지 않은 채 최대 {timeout_ms} ms 동안 다른 투표자들에게 사전 투표(pre-vote, KIP-996)를 요청합니다.",
+            election_cause(cause),
+            ga(&c)
+        ),
+        RaftEvent::BecameCandidate { epoch, timeout_ms, retries, cause } => format!(
+            "{} {} 에포크 {epoch}의 후보(candidate)가 되었습니다: 자신에게 투표하고 다른 투표자들에게 투표를 요청합니다({retries}번째 시도, 선거는 {timeout_ms} ms 뒤 타임아웃).",
+            election_cause(cause),
+            ga(&c)
+        ),
+        RaftEvent::BecameLeader { epoch, epoch_start_offset } => format!(
+            "{} 에포크 {epoch} 선거에서 이겼습니다: 과반이 이 컨트롤러에 투표했으므로 쿼럼을 이끌며, 이 에포크는 메타데이터 로그 오프셋 {epoch_start_offset}에서 시작합니다.",
+            ga(&c)
+        ),
+        RaftEvent::BecameFollower { epoch, leader } => format!(
+            "{} 에포크 {epoch}의 리더인 {} 따릅니다: 그 컨트롤러에게서 메타데이터 로그를 페치합니다.",
+            ga(&c),
+            reul(format!("컨트롤러 {leader}"))
+        ),
+        RaftEvent::Resigned { epoch, reason } => format!(
+            "{} 에포크 {epoch}의 리더 자리에서 물러났습니다: {}.",
+            ga(&c),
+            resign_reason(reason)
+        ),
+        RaftEvent::VoteRequested { to, epoch, pre_vote } => format!(
+            "{} 에포크 {epoch}에서 컨트롤러 {to}에게 {} 요청합니다.",
+            ga(&c),
+            reul(vote(*pre_vote))
+        ),
+        RaftEvent::VoteGranted { candidate, epoch, pre_vote } => format!(
+            "{} 에포크 {epoch}에서 컨트롤러 {candidate}에게 {} 줍니다: 다른 누구에게도 투표하지 않았고, 아는 리더가 없으며, 후보의 로그가 자신의 로그만큼 최신이기 때문입니다.",
+            ga(&c),
+            reul(vote(*pre_vote))
+        ),
+        RaftEvent::VoteRejected { candidate, epoch, pre_vote, reason } => format!(
+            "{} 에포크 {epoch}에서 컨트롤러 {candidate}에게 {} 거부합니다: {}.",
+            ga(&c),
+            reul(vote(*pre_vote)),
+            vote_reject_reason(reason)
+        ),
+        RaftEvent::ElectionLost { epoch, pre_vote, rejected_by } => format!(
+            "{} 에포크 {epoch}의 {}에서 졌습니다: {} 거부해서, 과반의 찬성을 더는 얻을 수 없습니다.",
+            ga(&c),
+            vote(*pre_vote),
+            ga(controllers(rejected_by))
+        ),
+        RaftEvent::ElectionBackoff { epoch, backoff_ms } => format!(
+            "{} 에포크 {epoch} 이후 다시 나서기 전에 {backoff_ms} ms 동안 기다립니다: controller.quorum.election.backoff.max.ms까지의 무작위 대기로, 후보들이 표를 계속 나눠 갖지 않게 합니다.",
+            ga(&c)
+        ),
+        RaftEvent::FetchTimeoutOverridden { epoch, leader, timeout_ms } => format!(
+            "{} EndQuorumEpoch로 에포크 {epoch}에서 물러났으므로, {} controller.quorum.fetch.timeout.ms를 다 기다리지 않고 {timeout_ms} ms 뒤에 선거에 나섭니다.",
+            ga(format!("컨트롤러 {leader}")),
+            neun(&c)
+        ),
+        RaftEvent::HighWatermarkAdvanced { from: Some(from), to } => format!(
+            "{c}의 메타데이터 로그 하이 워터마크가 {from}에서 {} 올라갔습니다: 투표자 과반이 {to} 아래의 항목을 가지고 있으므로, 그 항목들은 커밋되었습니다.",
+            ro(to)
+        ),
+        RaftEvent::HighWatermarkAdvanced { from: None, to } => format!(
+            "{} 메타데이터 로그 하이 워터마크가 {to}임을 알게 되었습니다: 그 아래의 항목은 커밋되었습니다.",
+            ga(&c)
+        ),
+        RaftEvent::EntriesAppended { epoch, first_offset, last_offset } => {
+            let entries = if first_offset == last_offset {
+                format!("오프셋 {first_offset}의 항목")
+            } else {
+                format!("오프셋 {first_offset}부터 {last_offset}까지의 항목")
+            };
+            format!("{} 에포크 {epoch}에서 메타데이터 로그에 {entries}을 추가했습니다.", ga(&c))
+        }
+        RaftEvent::Truncated { from, to } => format!(
+            "{} 메타데이터 로그를 오프셋 {from}에서 {} 잘라 냈습니다: 거기서 리더의 로그와 갈라졌으며, 그 뒤의 항목은 커밋된 적이 없습니다.",
+            ga(&c),
+            ro(to)
+        ),
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -501,6 +856,11 @@ pub(crate) fn reul(word: impl Display) -> String {
     attach(word, "을", "를", false)
 }
 
+/// 조사 와/과를 붙입니다.
+pub(crate) fn wa(word: impl Display) -> String {
+    attach(word, "과", "와", false)
+}
+
 /// 조사 (으)로를 붙입니다 (ㄹ 받침 뒤에는 "로").
 pub(crate) fn ro(word: impl Display) -> String {
     attach(word, "으로", "로", true)
@@ -509,6 +869,9 @@ pub(crate) fn ro(word: impl Display) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ui::narrate::samples::{
+        kind_index, stage_index, wait_index, ALL_STAGES, KIND_COUNT, STAGE_COUNT, WAIT_COUNT,
+    };
     use crate::sim::ids::TopicPartition;
     use crate::sim::collections::BTreeSet;
 
@@ -557,99 +920,6 @@ mod tests {
         TraceEvent { step: 1, time_ms: 0, node: NodeId::Broker(1), kind }
     }
 
-    const ALL_STAGES: [Stage; 12] = [
-        Stage::Client,
-        Stage::Wire,
-        Stage::SocketReceiveBuffer,
-        Stage::NetworkThread(1),
-        Stage::RequestQueue,
-        Stage::IoThread(3),
-        Stage::LogAppend,
-        Stage::LogRead,
-        Stage::Purgatory,
-        Stage::ResponseQueue(2),
-        Stage::SocketSendBuffer,
-        Stage::ReplicaFetcher(4),
-    ];
-
-    /// 새 Stage가 생기면 여기서 컴파일이 멈춰, 테스트에 넣으라고 알려 줍니다.
-    fn stage_index(s: Stage) -> usize {
-        match s {
-            Stage::Client => 0,
-            Stage::Wire => 1,
-            Stage::SocketReceiveBuffer => 2,
-            Stage::NetworkThread(_) => 3,
-            Stage::RequestQueue => 4,
-            Stage::IoThread(_) => 5,
-            Stage::LogAppend => 6,
-            Stage::LogRead => 7,
-            Stage::Purgatory => 8,
-            Stage::ResponseQueue(_) => 9,
-            Stage::SocketSendBuffer => 10,
-            Stage::ReplicaFetcher(_) => 11,
-        }
-    }
-    const STAGE_COUNT: usize = 12;
-
-    /// 새 TraceKind가 생기면 여기서 컴파일이 멈춰, 테스트에 넣으라고 알려 줍니다.
-    fn kind_index(k: &TraceKind) -> usize {
-        match k {
-            TraceKind::BrokerStarted { .. } => 0,
-            TraceKind::Hop { .. } => 1,
-            TraceKind::Sent { .. } => 2,
-            TraceKind::ConnectionMuted { .. } => 3,
-            TraceKind::RequestQueueFull { .. } => 4,
-            TraceKind::NoResponse { .. } => 5,
-            TraceKind::Appended { .. } => 6,
-            TraceKind::ProduceRejected { .. } => 7,
-            TraceKind::DuplicateBatch { .. } => 8,
-            TraceKind::SegmentRolled { .. } => 9,
-            TraceKind::SegmentDeleted { .. } => 10,
-            TraceKind::LogRead { .. } => 11,
-            TraceKind::Parked { .. } => 12,
-            TraceKind::PurgatoryCompleted { .. } => 13,
-            TraceKind::HighWatermarkAdvanced { .. } => 14,
-            TraceKind::IsrShrunk { .. } => 15,
-            TraceKind::IsrExpanded { .. } => 16,
-            TraceKind::FollowerTruncated { .. } => 17,
-            TraceKind::FollowerHighWatermark { .. } => 18,
-            TraceKind::PartitionChosen { .. } => 19,
-            TraceKind::BatchReady { .. } => 20,
-            TraceKind::MetadataUpdated { .. } => 21,
-            TraceKind::ProducerIdAssigned { .. } => 22,
-            TraceKind::ProduceCompleted { .. } => 23,
-            TraceKind::ProduceRetry { .. } => 24,
-            TraceKind::FetchCompleted { .. } => 25,
-            TraceKind::ControllerStarted { .. } => 26,
-            TraceKind::ControllerStopped { .. } => 27,
-            TraceKind::RaftSent { .. } => 28,
-            TraceKind::Raft { .. } => 29,
-            TraceKind::ControllerActivated { .. } => 30,
-            TraceKind::MetadataRecordAppended { .. } => 31,
-            TraceKind::BrokerSessionExpired { .. } => 32,
-            TraceKind::BrokerRegistered { .. } => 33,
-            TraceKind::MetadataRecordApplied { .. } => 34,
-            TraceKind::BrokerStopped { .. } => 35,
-            TraceKind::NetworkPartitioned { .. } => 36,
-            TraceKind::NetworkHealed { .. } => 37,
-            TraceKind::MessageLost { .. } => 38,
-            TraceKind::Disconnected { .. } => 39,
-            TraceKind::ControlledShutdownRequested { .. } => 40,
-            TraceKind::BrokerInControlledShutdown { .. } => 41,
-            TraceKind::BrokerShutDown { .. } => 42,
-            TraceKind::UncleanLeaderElected { .. } => 43,
-        }
-    }
-    const KIND_COUNT: usize = 44;
-
-    fn wait_index(w: &WaitReason) -> usize {
-        match w {
-            WaitReason::HighWatermark { .. } => 0,
-            WaitReason::MinBytes { .. } => 1,
-        }
-    }
-    const WAIT_COUNT: usize = 2;
-
     fn hw_wait(laggards: Vec<(u32, i64)>) -> WaitReason {
         WaitReason::HighWatermark { partition: tp(1), required_offset: 42, high_watermark: 37, laggards }
     }
@@ -694,7 +964,7 @@ mod tests {
             ),
             (ev(TraceKind::NetworkHealed { cuts: 2 }), vec![2]),
             (
-                ev(TraceKind::MessageLost { from: NodeId::Broker(4), to: NodeId::Controller(5), what: "BrokerHeartbeat".into() }),
+                ev(TraceKind::MessageLost { from: NodeId::Broker(4), to: NodeId::Controller(5), what: MessageKind::ControlPlane(ControlPlaneRpc::BrokerControl(ControlRpc::BrokerHeartbeat)) }),
                 vec![4, 5],
             ),
             (ev(TraceKind::Disconnected { node: NodeId::Client(3), peer: NodeId::Broker(7), refused: true }), vec![3, 7]),
@@ -707,7 +977,7 @@ mod tests {
                 vec![1, 4, 9, 2],
             ),
             (
-                ev(TraceKind::RaftSent { rpc: "Vote".into(), to: NodeId::Controller(1), arrives_at_ms: 1234 }),
+                ev(TraceKind::RaftSent { rpc: ControlPlaneRpc::Quorum(QuorumRpc::Vote), to: NodeId::Controller(1), arrives_at_ms: 1234 }),
                 vec![1, 1234],
             ),
             (
@@ -772,7 +1042,7 @@ mod tests {
                     request: client_req(25),
                     partition: tp(1),
                     error: ErrorCode::NotEnoughReplicas,
-                    detail: "ISR [1] is smaller than min.insync.replicas 2".into(),
+                    reason: RejectReason::NotEnoughInSyncReplicas { isr: vec![1], min_insync_replicas: 2 },
                 }),
                 vec![1, 19, 2],
             ),
@@ -781,7 +1051,7 @@ mod tests {
                     request: client_req(26),
                     partition: tp(3),
                     error: ErrorCode::NotLeaderOrFollower,
-                    detail: String::new(),
+                    reason: RejectReason::NotLeader { broker: 1 },
                 }),
                 vec![3, 6],
             ),
@@ -800,7 +1070,7 @@ mod tests {
                     partition: tp(1),
                     replica: 2,
                     base_offset: 300,
-                    reason: "Some(SegmentBytes)".into(),
+                    reason: RollReason::SegmentBytes,
                 }),
                 vec![1, 2],
             ),
@@ -809,16 +1079,16 @@ mod tests {
                     partition: tp(1),
                     replica: 2,
                     base_offset: 301,
-                    reason: "something new 77".into(),
+                    reason: RollReason::SegmentMs,
                 }),
-                vec![1, 2, 77],
+                vec![1, 2],
             ),
             (
                 ev(TraceKind::SegmentDeleted {
                     partition: tp(2),
                     replica: 1,
                     base_offset: 100,
-                    reason: "Time".into(),
+                    reason: DeletionReason::Time,
                     log_start_offset: 250,
                 }),
                 vec![2, 1, 250],
@@ -828,7 +1098,7 @@ mod tests {
                     partition: tp(2),
                     replica: 1,
                     base_offset: 250,
-                    reason: "Size".into(),
+                    reason: DeletionReason::Size,
                     log_start_offset: 400,
                 }),
                 vec![2, 1, 400],
@@ -929,7 +1199,7 @@ mod tests {
                 ev(TraceKind::PartitionChosen {
                     client: NodeId::Client(1),
                     partition: tp(1),
-                    reason: PartitionReason::Sticky { detail: "Stayed { bytes_so_far: 1200 }".into() },
+                    reason: PartitionReason::Sticky { reason: StickyReason::Stayed { bytes_so_far: 1200 } },
                 }),
                 vec![1, 1200],
             ),
@@ -937,7 +1207,7 @@ mod tests {
                 ev(TraceKind::PartitionChosen {
                     client: NodeId::Client(1),
                     partition: tp(4),
-                    reason: PartitionReason::Sticky { detail: "Switched { previous: 2 }".into() },
+                    reason: PartitionReason::Sticky { reason: StickyReason::Switched { previous: 2 } },
                 }),
                 vec![1, 4, 2],
             ),
@@ -945,7 +1215,7 @@ mod tests {
                 ev(TraceKind::PartitionChosen {
                     client: NodeId::Client(1),
                     partition: tp(0),
-                    reason: PartitionReason::Sticky { detail: "First".into() },
+                    reason: PartitionReason::Sticky { reason: StickyReason::First },
                 }),
                 vec![1, 0],
             ),
@@ -971,7 +1241,7 @@ mod tests {
                     partition: tp(1),
                     records: 12,
                     bytes: 16384,
-                    reason: "batch.size reached".into(),
+                    reason: BatchReadyReason::BatchSizeReached,
                 }),
                 vec![0, 1, 12, 16384],
             ),
@@ -981,7 +1251,7 @@ mod tests {
                     partition: tp(2),
                     records: 3,
                     bytes: 210,
-                    reason: "linger.ms (5 ms) passed".into(),
+                    reason: BatchReadyReason::LingerPassed { linger_ms: 5 },
                 }),
                 vec![0, 2, 3, 210, 5],
             ),
@@ -1087,8 +1357,8 @@ mod tests {
         for (e, _) in &cases {
             match &e.kind {
                 TraceKind::Hop { from, to, .. } => {
-                    stages.insert(stage_index(*from));
-                    stages.insert(stage_index(*to));
+                    stages.insert(stage_index(from));
+                    stages.insert(stage_index(to));
                 }
                 TraceKind::Parked { waits: w, .. } => waits.extend(w.iter().map(wait_index)),
                 _ => {}
@@ -1113,7 +1383,8 @@ mod tests {
 
     #[test]
     fn english_and_korean_mention_the_same_numbers() {
-        for (e, _) in cases() {
+        let samples = crate::ui::narrate::samples::events();
+        for e in cases().into_iter().map(|(e, _)| e).chain(samples) {
             let en = crate::ui::narrate::narrate(&e);
             let ko = narrate(&e);
             assert_eq!(numbers(&en), numbers(&ko), "\nEN: {en}\nKO: {ko}");
@@ -1166,7 +1437,7 @@ mod tests {
         let sticky = say(TraceKind::PartitionChosen {
             client: NodeId::Client(0),
             partition: tp(1),
-            reason: PartitionReason::Sticky { detail: "First".into() },
+            reason: PartitionReason::Sticky { reason: StickyReason::First },
         });
         assert!(sticky.contains("스티키") && sticky.contains("라운드 로빈(round-robin)이 아닙니다"), "{sticky}");
         assert!(sticky.contains("batch.size") && sticky.contains("아닙니다"), "{sticky}");
@@ -1190,7 +1461,7 @@ mod tests {
             partition: tp(0),
             replica: 1,
             base_offset: 0,
-            reason: "Time".into(),
+            reason: DeletionReason::Time,
             log_start_offset: 10,
         });
         assert!(deleted.contains("세그먼트 단위") && deleted.contains("retention.ms"), "{deleted}");
@@ -1202,7 +1473,7 @@ mod tests {
             request: client_req(4),
             partition: tp(0),
             error: ErrorCode::NotEnoughReplicas,
-            detail: String::new(),
+            reason: RejectReason::NotEnoughInSyncReplicas { isr: vec![1], min_insync_replicas: 2 },
         });
         assert!(rejected.contains("NOT_ENOUGH_REPLICAS") && rejected.contains("기록되지 않았습니다"), "{rejected}");
 
@@ -1242,23 +1513,13 @@ mod tests {
         assert_eq!(ro("로그 추가(append) 단계"), "로그 추가(append) 단계로");
         assert_eq!(ro("소켓 수신 버퍼"), "소켓 수신 버퍼로");
         assert_eq!(ro("클라이언트"), "클라이언트로");
-        assert_eq!(ga("레플리카 [2, 3]"), "레플리카 [2, 3]이");
+        assert_eq!(ga("브로커 2, 3"), "브로커 2, 3이");
+        assert_eq!(wa("broker-1"), "broker-1과");
+        assert_eq!(wa("broker-2"), "broker-2와");
         assert_eq!(ga("Produce 요청 client-0#5에 대한 응답"), "Produce 요청 client-0#5에 대한 응답이");
         assert_eq!(ro(12), "12로");
         assert_eq!(ro(13), "13으로");
         assert_eq!(ga("ISR"), "ISR이");
         assert_eq!(ga("LEO"), "LEO가");
-    }
-
-    #[test]
-    fn known_reasons_are_translated_and_unknown_ones_kept() {
-        assert!(has_hangul(&reason_ko("Some(SegmentBytes)")));
-        assert!(reason_ko("Some(SegmentBytes)").contains("segment.bytes"));
-        assert!(reason_ko("SegmentMs").contains("segment.ms"));
-        assert!(reason_ko("Size").contains("retention.bytes"));
-        assert_eq!(reason_ko("Stayed { bytes_so_far: 1200 }"), "이 파티션에 지금까지 1200바이트를 보냄");
-        assert_eq!(reason_ko("Switched { previous: 2 }"), "이전 파티션 2가 batch.size만큼 받아서 새로 고름");
-        assert_eq!(reason_ko("linger.ms (5 ms) passed"), "linger.ms(5 ms)가 지남");
-        assert_eq!(reason_ko("Something Else 3"), "Something Else 3");
     }
 }

@@ -175,12 +175,12 @@ impl Broker {
                     Ok(info) => {
                         // A follower rolls on its own, by the same rules as
                         // the leader, and says so as the leader does.
-                        if info.rolled {
+                        if let (true, Some(reason)) = (info.rolled, info.roll_reason) {
                             ctx.trace(|| TraceKind::SegmentRolled {
                                 partition: pr.partition.clone(),
                                 replica: me,
                                 base_offset: info.segment_base_offset,
-                                reason: format!("{:?}", info.roll_reason),
+                                reason,
                             });
                         }
                         ctx.trace(|| TraceKind::Appended {

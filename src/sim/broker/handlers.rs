@@ -11,7 +11,8 @@ use super::super::protocol::{
 };
 use super::super::purgatory::purgatory::WatchOutcome;
 use super::super::record::batch;
-use super::super::trace::{Direction, Stage, TraceKind, WaitReason};
+use super::super::log::log::LogError;
+use super::super::trace::{Direction, RejectReason, Stage, TraceKind, WaitReason};
 use super::partition::{IsrChange, Partition};
 use super::producer_state::{BatchMetadata, SequenceCheck};
 use super::{Broker, BrokerTimer, IoWork};
@@ -214,15 +215,15 @@ impl Broker {
         let Some(p) = self.partitions.get_mut(tp) else {
             let known = self.metadata.partitions.contains_key(tp);
             let error = if known { ErrorCode::NotLeaderOrFollower } else { ErrorCode::UnknownTopicOrPartition };
-            ctx.trace(|| TraceKind::ProduceRejected { request, partition: tp.clone(), error, detail: String::new() });
+            ctx.trace(|| TraceKind::ProduceRejected { request, partition: tp.clone(), error, reason: RejectReason::NoReplica });
             return error_response(tp, error);
         };
-        let reject = |ctx: &mut Ctx, error: ErrorCode, detail: String| {
-            ctx.trace(|| TraceKind::ProduceRejected { request, partition: tp.clone(), error, detail });
+        let reject = |ctx: &mut Ctx, error: ErrorCode, reason: RejectReason| {
+            ctx.trace(|| TraceKind::ProduceRejected { request, partition: tp.clone(), error, reason });
             error_response(tp, error)
         };
         if !p.is_leader(me) {
-            return reject(ctx, ErrorCode::NotLeaderOrFollower, format!("broker {me} is not the leader"));
+            return reject(ctx, ErrorCode::NotLeaderOrFollower, RejectReason::NotLeader { broker: me });
         }
         // Partition.appendRecordsToLeader checks the ISR before the log looks
         // at the batch at all.
@@ -230,7 +231,7 @@ impl Broker {
             return reject(
                 ctx,
                 ErrorCode::NotEnoughReplicas,
-                format!("ISR {:?} is smaller than min.insync.replicas {}", p.isr, p.min_insync_replicas()),
+                RejectReason::NotEnoughInSyncReplicas { isr: p.isr.clone(), min_insync_replicas: p.min_insync_replicas() },
             );
         }
         if let Err(e) = batch::validate(bytes, p.config.max_message_bytes.max(0) as u32) {
@@ -239,10 +240,10 @@ impl Broker {
                 2 => ErrorCode::CorruptMessage,
                 _ => ErrorCode::InvalidRecord,
             };
-            return reject(ctx, error, e.detail());
+            return reject(ctx, error, RejectReason::InvalidBatch(e));
         }
         let Ok(header) = batch::read_header(bytes) else {
-            return reject(ctx, ErrorCode::CorruptMessage, "unreadable batch header".into());
+            return reject(ctx, ErrorCode::CorruptMessage, RejectReason::UnreadableHeader);
         };
         if p.config.message_timestamp_type == TopicTimestampType::CreateTime {
             let too_new = header.max_timestamp > now.saturating_add(p.config.message_timestamp_after_max_ms);
@@ -251,7 +252,7 @@ impl Broker {
                 return reject(
                     ctx,
                     ErrorCode::InvalidTimestamp,
-                    format!("timestamp {} is outside the window the topic allows", header.max_timestamp),
+                    RejectReason::TimestampOutOfRange { timestamp: header.max_timestamp },
                 );
             }
         }
@@ -280,14 +281,14 @@ impl Broker {
                     return reject(
                         ctx,
                         ErrorCode::OutOfOrderSequenceNumber,
-                        format!("expected sequence {expected}, got {got}"),
+                        RejectReason::OutOfOrderSequence { expected, got },
                     );
                 }
                 SequenceCheck::FencedEpoch { current, got } => {
                     return reject(
                         ctx,
                         ErrorCode::InvalidProducerEpoch,
-                        format!("producer epoch {got} is older than {current}"),
+                        RejectReason::ProducerFenced { current, got },
                     );
                 }
             }
@@ -300,7 +301,7 @@ impl Broker {
         let rewrites = batch::set_base_offset(stored, base_offset)
             .and_then(|_| batch::set_partition_leader_epoch(stored, p.leader_epoch.max(0)));
         if rewrites.is_err() {
-            return reject(ctx, ErrorCode::CorruptMessage, "batch too short to rewrite".into());
+            return reject(ctx, ErrorCode::CorruptMessage, RejectReason::UnreadableHeader);
         }
         let mut log_append_time_ms = -1;
         if p.config.message_timestamp_type == TopicTimestampType::LogAppendTime {
@@ -312,7 +313,10 @@ impl Broker {
         }
         let info = match p.log.append(stored, now) {
             Ok(info) => info,
-            Err(e) => return reject(ctx, ErrorCode::CorruptMessage, e.to_string()),
+            Err(LogError::RecordBatchTooLarge { size_bytes, segment_bytes }) => {
+                return reject(ctx, ErrorCode::CorruptMessage, RejectReason::BatchLargerThanSegment { size_bytes, segment_bytes })
+            }
+            Err(_) => return reject(ctx, ErrorCode::CorruptMessage, RejectReason::LogRefused),
         };
         if idempotent {
             p.producer_state.record(
@@ -326,12 +330,12 @@ impl Broker {
                 },
             );
         }
-        if info.rolled {
+        if let (true, Some(reason)) = (info.rolled, info.roll_reason) {
             ctx.trace(|| TraceKind::SegmentRolled {
                 partition: tp.clone(),
                 replica: me,
                 base_offset: info.segment_base_offset,
-                reason: format!("{:?}", info.roll_reason),
+                reason,
             });
         }
         ctx.trace(|| TraceKind::Appended {
@@ -531,7 +535,7 @@ impl Broker {
                 resp.records = read.bytes;
                 Ok((resp, read.lookup))
             }
-            Err(super::super::log::log::LogError::OffsetOutOfRange { .. }) => {
+            Err(LogError::OffsetOutOfRange { .. }) => {
                 Err(empty(ErrorCode::OffsetOutOfRange, hw, lso))
             }
             Err(_) => Err(empty(ErrorCode::CorruptMessage, hw, lso)),
@@ -735,7 +739,7 @@ impl Broker {
                     partition: tp.clone(),
                     replica: me,
                     base_offset: deleted.base_offset,
-                    reason: format!("{:?}", deleted.reason),
+                    reason: deleted.reason,
                     log_start_offset: p.log.log_start_offset(),
                 });
             }

@@ -12,7 +12,7 @@ use super::super::protocol::{
 };
 use super::super::record::batch::{BatchBuilder, Header};
 use super::super::record::partitioner::{partition_for_key, RoundRobinPartitioner, StickyPartitioner};
-use super::super::trace::{Direction, PartitionReason, Stage, TraceKind};
+use super::super::trace::{BatchReadyReason, Direction, PartitionReason, Stage, TraceKind};
 use super::metadata::MetadataState;
 use super::ClientTimer;
 use serde::{Deserialize, Serialize};
@@ -260,7 +260,7 @@ impl Producer {
                     partition: tp.clone(),
                     records,
                     bytes,
-                    reason: "batch.size reached".into(),
+                    reason: BatchReadyReason::BatchSizeReached,
                 });
             }
             let id = self.next_batch_id;
@@ -294,7 +294,7 @@ impl Producer {
         if batch.size_bytes() >= batch_size {
             batch.sealed = true;
             let (records, bytes) = (batch.record_count(), batch.size_bytes());
-            ctx.trace(|| TraceKind::BatchReady { client: self.id, partition: tp, records, bytes, reason: "batch.size reached".into() });
+            ctx.trace(|| TraceKind::BatchReady { client: self.id, partition: tp, records, bytes, reason: BatchReadyReason::BatchSizeReached });
             self.drain(ctx);
         }
     }
@@ -327,7 +327,7 @@ impl Producer {
             Partitioner::Sticky => {
                 let mut draw = || ctx.rng.next_u32();
                 let c = self.sticky.partition(topic, partitions, &mut draw).map_err(|_| ErrorCode::UnknownTopicOrPartition)?;
-                Ok((c.partition, PartitionReason::Sticky { detail: format!("{:?}", c.reason) }))
+                Ok((c.partition, PartitionReason::Sticky { reason: c.reason }))
             }
             Partitioner::RoundRobin => {
                 let counter = self.round_robin.counter(topic);
@@ -352,7 +352,7 @@ impl Producer {
                         partition: b.partition.clone(),
                         records: b.record_count(),
                         bytes: b.size_bytes(),
-                        reason: format!("linger.ms ({} ms) passed", self.config.linger_ms),
+                        reason: BatchReadyReason::LingerPassed { linger_ms: self.config.linger_ms },
                     });
                 }
                 self.drain(ctx);

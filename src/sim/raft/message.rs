@@ -25,6 +25,39 @@ pub enum ErrorCode {
     InvalidRequest,
 }
 
+/// The quorum's RPCs by kind, without their fields: what the trace records
+/// when one is sent or lost, so that a reader can name it in any language.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum QuorumRpc {
+    /// A VoteRequest with PreVote set (KIP-996).
+    PreVote,
+    Vote,
+    VoteResponse,
+    BeginQuorumEpoch,
+    BeginQuorumEpochResponse,
+    EndQuorumEpoch,
+    EndQuorumEpochResponse,
+    Fetch,
+    FetchResponse,
+}
+
+impl QuorumRpc {
+    /// Kafka's name for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            QuorumRpc::PreVote => "PreVote",
+            QuorumRpc::Vote => "Vote",
+            QuorumRpc::VoteResponse => "VoteResponse",
+            QuorumRpc::BeginQuorumEpoch => "BeginQuorumEpoch",
+            QuorumRpc::BeginQuorumEpochResponse => "BeginQuorumEpochResponse",
+            QuorumRpc::EndQuorumEpoch => "EndQuorumEpoch",
+            QuorumRpc::EndQuorumEpochResponse => "EndQuorumEpochResponse",
+            QuorumRpc::Fetch => "Fetch",
+            QuorumRpc::FetchResponse => "FetchResponse",
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RaftMessage<R> {
     /// A candidate (or, with `pre_vote`, a prospective) asks for a vote.
@@ -120,19 +153,24 @@ impl<R> RaftMessage<R> {
         }
     }
 
+    /// Which RPC this is, for the trace.
+    pub fn rpc(&self) -> QuorumRpc {
+        match self {
+            RaftMessage::VoteRequest { pre_vote: true, .. } => QuorumRpc::PreVote,
+            RaftMessage::VoteRequest { .. } => QuorumRpc::Vote,
+            RaftMessage::VoteResponse { .. } => QuorumRpc::VoteResponse,
+            RaftMessage::BeginQuorumEpochRequest { .. } => QuorumRpc::BeginQuorumEpoch,
+            RaftMessage::BeginQuorumEpochResponse { .. } => QuorumRpc::BeginQuorumEpochResponse,
+            RaftMessage::EndQuorumEpochRequest { .. } => QuorumRpc::EndQuorumEpoch,
+            RaftMessage::EndQuorumEpochResponse { .. } => QuorumRpc::EndQuorumEpochResponse,
+            RaftMessage::FetchRequest { .. } => QuorumRpc::Fetch,
+            RaftMessage::FetchResponse { .. } => QuorumRpc::FetchResponse,
+        }
+    }
+
     /// Kafka's API name, for the trace.
     pub fn api_name(&self) -> &'static str {
-        match self {
-            RaftMessage::VoteRequest { pre_vote: true, .. } => "PreVote",
-            RaftMessage::VoteRequest { .. } => "Vote",
-            RaftMessage::VoteResponse { .. } => "VoteResponse",
-            RaftMessage::BeginQuorumEpochRequest { .. } => "BeginQuorumEpoch",
-            RaftMessage::BeginQuorumEpochResponse { .. } => "BeginQuorumEpochResponse",
-            RaftMessage::EndQuorumEpochRequest { .. } => "EndQuorumEpoch",
-            RaftMessage::EndQuorumEpochResponse { .. } => "EndQuorumEpochResponse",
-            RaftMessage::FetchRequest { .. } => "Fetch",
-            RaftMessage::FetchResponse { .. } => "FetchResponse",
-        }
+        self.rpc().name()
     }
 
     pub fn is_request(&self) -> bool {
