@@ -177,6 +177,9 @@ impl Broker {
             replicas,
             fetchers,
             status: super::super::view::BrokerStatus::Running,
+            session: None,
+            next_isr_expiration_ms: None,
+            isr_expiration_interval_ms: self.config.replica_lag_time_max_ms / 2,
         }
     }
 }
