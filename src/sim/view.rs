@@ -85,6 +85,10 @@ pub struct ReplicaView {
     pub log_end_offset: i64,
     pub high_watermark: i64,
     pub isr: Vec<u32>,
+    /// With controllers: the smaller ISR this leader asked the controller
+    /// for and awaits (KIP-497's PendingShrinkIsr); `isr` stays the
+    /// committed one until then.
+    pub pending_isr: Option<Vec<u32>>,
     pub replicas: Vec<u32>,
     pub min_insync_replicas: u32,
     pub followers: Vec<FollowerView>,
@@ -327,16 +331,17 @@ impl ClusterView {
     /// of the leader's isr-expiration task at which the follower has been
     /// behind for more than `replica.lag.time.max.ms` (Kafka's
     /// Partition.getOutOfSyncReplicas). None when no running broker leads
-    /// the partition, the follower is not in its ISR, or it has the
-    /// leader's log end offset, since a follower with nothing to fetch
-    /// never lags.
+    /// the partition, the follower is not in its ISR (or a shrink that
+    /// removes it awaits the controller), or it has the leader's log end
+    /// offset, since a follower with nothing to fetch never lags.
     pub fn isr_expiry_ms(&self, topic: &str, partition: u32, follower: u32) -> Option<u64> {
         let (broker, leader) = self.brokers.iter().find_map(|b| {
             let r = b.replicas.iter().find(|r| r.topic == topic && r.partition == partition && r.is_leader)?;
             Some((b, r))
         })?;
         let f = leader.followers.iter().find(|f| f.broker == follower && f.in_isr)?;
-        if f.log_end_offset == leader.log_end_offset {
+        let removing = leader.pending_isr.as_ref().is_some_and(|isr| !isr.contains(&follower));
+        if removing || f.log_end_offset == leader.log_end_offset {
             return None;
         }
         let next = broker.next_isr_expiration_ms?;
