@@ -6,10 +6,11 @@
 //! into the simulation's (`Send` over links, timers, trace events) and gives
 //! it random numbers from the simulation's one RNG through `Ctx`.
 //!
-//! First slice of the control plane: the quorum elects an active controller
-//! (the Raft leader) and survives controller crashes. Brokers still get their
-//! metadata statically at start (see `Simulation::new`); registration,
-//! heartbeats, fencing and topic creation through records are still to come.
+//! The active controller (the Raft leader) registers brokers, keeps their
+//! sessions from their heartbeats and fences a broker whose session ends,
+//! creates the configured topics and elects partition leaders, all through
+//! metadata records. With `controllers` = 0 there is none of this: brokers
+//! get their metadata statically at start (see `Simulation::new`).
 
 use super::config::TopicSpec;
 use super::ids::{NodeId, TopicName, TopicPartition};
