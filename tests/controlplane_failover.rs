@@ -11,6 +11,7 @@ use kafkascope::sim::controller::{MetadataRecord, BROKER_SESSION_TIMEOUT_MS};
 use kafkascope::sim::ids::TopicPartition;
 use kafkascope::sim::simulation::{ClientSpec, Command, CommandError, Simulation};
 use kafkascope::sim::trace::TraceKind;
+use kafkascope::sim::view::BrokerSessionView;
 
 fn cluster(seed: u64) -> Simulation {
     let producer = ClientSpec::Producer(ProducerConfig {
@@ -22,6 +23,15 @@ fn cluster(seed: u64) -> Simulation {
     let mut config = common::cluster(3, BrokerConfig::default(), vec![TopicSpec::new("orders", 1, 3)], vec![producer]);
     config.controllers = 3;
     Simulation::new(config, seed).expect("valid config")
+}
+
+/// When the active controller fenced `broker` for its session, and the
+/// last heartbeat it had from it.
+fn session_expiry(sim: &Simulation, broker: u32) -> Option<(u64, u64)> {
+    sim.trace().iter().find_map(|e| match e.kind {
+        TraceKind::BrokerSessionExpired { broker: b, last_heartbeat_ms } if b == broker => Some((e.time_ms, last_heartbeat_ms)),
+        _ => None,
+    })
 }
 
 fn partition_leader(sim: &Simulation, broker: u32) -> (Option<u32>, i32, Vec<u32>) {
@@ -72,12 +82,12 @@ fn a_killed_leader_is_replaced_from_the_isr_after_the_session_timeout_and_the_re
             }
         }
         let elected_at = elected_at.unwrap_or_else(|| panic!("seed {seed}: no new leader"));
-        let waited = elected_at - killed_at;
-        assert!(
-            (BROKER_SESSION_TIMEOUT_MS..=BROKER_SESSION_TIMEOUT_MS + 2_500).contains(&waited),
-            "seed {seed}: new leader after {waited} ms"
-        );
-        assert!(sim.trace().iter().any(|e| matches!(e.kind, TraceKind::BrokerSessionExpired { broker, .. } if broker == old)));
+        // Fenced when its last heartbeat before the kill is a session
+        // timeout old, then replaced.
+        let (fenced_at, last_heartbeat) = session_expiry(&sim, old).unwrap_or_else(|| panic!("seed {seed}: not fenced"));
+        assert!(last_heartbeat <= killed_at, "seed {seed}");
+        assert_eq!(fenced_at, last_heartbeat + BROKER_SESSION_TIMEOUT_MS, "seed {seed}");
+        assert!((fenced_at..=fenced_at + 2_500).contains(&elected_at), "seed {seed}: fenced at {fenced_at}, new leader at {elected_at}");
         let change = sim.trace().iter().find_map(|e| match &e.kind {
             TraceKind::MetadataRecordAppended { record: MetadataRecord::PartitionChange { leader, isr, leader_epoch, .. }, .. } => {
                 Some((*leader, isr.clone(), *leader_epoch))
@@ -183,4 +193,82 @@ fn a_broker_restarted_within_its_session_is_fenced_by_its_new_registration_and_r
     assert!(new_epoch > epoch);
     assert!(isr.contains(&old), "the restarted broker rejoined: {isr:?}");
     assert!(!sim.broker(old).unwrap().control().unwrap().fenced);
+}
+
+/// Broker `b`'s session as the view shows it.
+fn session(sim: &Simulation, b: u32) -> Option<BrokerSessionView> {
+    sim.view().brokers.iter().find(|v| v.id == b).and_then(|v| v.session)
+}
+
+/// QuorumController fences a stale broker when its session's deadline comes
+/// (BrokerHeartbeatManager.nextCheckTimeNs), not at the next tick of a
+/// periodic check: the countdown the view draws ends in the fence.
+#[test]
+fn a_broker_killed_right_after_a_heartbeat_is_fenced_exactly_a_session_timeout_later() {
+    for seed in [1, 2, 3] {
+        let mut sim = cluster(seed);
+        sim.run_until(6_000);
+        for victim in 0..3 {
+            if sim.broker_is_down(victim) {
+                continue;
+            }
+            // Step to the moment the active controller takes a heartbeat.
+            let before = session(&sim, victim).expect("registered").last_heartbeat_ms;
+            while session(&sim, victim).map(|s| s.last_heartbeat_ms) == Some(before) {
+                assert!(sim.step());
+            }
+            let shown = session(&sim, victim).expect("registered");
+            assert_eq!(shown.last_heartbeat_ms, sim.now_ms(), "seed {seed}");
+            assert_eq!(shown.fence_deadline_ms, shown.last_heartbeat_ms + BROKER_SESSION_TIMEOUT_MS, "seed {seed}");
+            assert!(!shown.fenced && shown.heard, "seed {seed}: {shown:?}");
+
+            sim.command(Command::KillBroker { broker: victim }).unwrap();
+            let from = sim.trace().len();
+            let expired = loop {
+                assert!(sim.now_ms() <= shown.fence_deadline_ms + 5_000, "seed {seed}: broker {victim} never fenced");
+                assert!(sim.step());
+                let found = sim.trace()[from..].iter().find_map(|e| match e.kind {
+                    TraceKind::BrokerSessionExpired { broker, last_heartbeat_ms } if broker == victim => Some((e.time_ms, last_heartbeat_ms)),
+                    _ => None,
+                });
+                if let Some(found) = found {
+                    break found;
+                }
+                // Until the fence the view counts down to the same deadline.
+                assert_eq!(session(&sim, victim).map(|s| s.fence_deadline_ms), Some(shown.fence_deadline_ms), "seed {seed}");
+            };
+            assert_eq!(expired, (shown.fence_deadline_ms, shown.last_heartbeat_ms), "seed {seed}: broker {victim}");
+            let after = session(&sim, victim).expect("still registered");
+            assert!(after.fenced && !after.heard, "seed {seed}: {after:?}");
+            // One dead broker at a time: bring it back before the next.
+            sim.command(Command::RestartBroker { broker: victim }).unwrap();
+            run_for(&mut sim, 8_000);
+        }
+    }
+}
+
+#[test]
+fn a_broker_session_is_shown_only_while_an_active_controller_holds_it() {
+    let mut sim = cluster(5);
+    assert!((0..3).all(|b| session(&sim, b).is_none()), "nobody is registered before the quorum runs");
+    sim.run_until(6_000);
+    for b in 0..3 {
+        let s = session(&sim, b).expect("registered with the active controller");
+        assert!(!s.fenced && s.heard);
+        assert!(s.last_heartbeat_ms <= sim.now_ms() && sim.now_ms() < s.fence_deadline_ms);
+    }
+    // Without a majority there is no active controller: no session counts down.
+    let active = sim.active_controller().unwrap();
+    let other = (0..3).find(|c| *c != active).unwrap();
+    sim.command(Command::KillController { controller: active }).unwrap();
+    sim.command(Command::KillController { controller: other }).unwrap();
+    run_for(&mut sim, 1);
+    assert_eq!(sim.view().quorum.as_ref().unwrap().active, None);
+    assert!((0..3).all(|b| session(&sim, b).is_none()));
+    // A cluster without controllers has no sessions at all.
+    let mut config = common::cluster(1, BrokerConfig::default(), vec![TopicSpec::new("orders", 1, 1)], vec![]);
+    config.controllers = 0;
+    let mut sim = Simulation::new(config, 1).unwrap();
+    sim.run_until(1_000);
+    assert!(session(&sim, 0).is_none());
 }

@@ -13,6 +13,7 @@ use kafkascope::sim::protocol::ErrorCode;
 use kafkascope::sim::raft::output::RaftEvent;
 use kafkascope::sim::simulation::{ClientSpec, Command, CommandError, NodeSet, Simulation};
 use kafkascope::sim::trace::TraceKind;
+use kafkascope::sim::view::{BatchDeadline, BatchDeadlineKind};
 
 const SEEDS: [u64; 3] = [1, 2, 3];
 
@@ -125,12 +126,22 @@ fn a_leader_cut_off_from_the_controllers_is_fenced_replaced_and_rejoins_after_he
             }
         }
         let (elected_at, new_leader, new_epoch) = elected.unwrap_or_else(|| panic!("seed {seed}: no new leader"));
-        let waited = elected_at - cut_at;
+        // Fenced when the last heartbeat that crossed before the cut is a
+        // session timeout old, then replaced.
+        let (fenced_at, last_heartbeat) = sim
+            .trace()
+            .iter()
+            .find_map(|e| match e.kind {
+                TraceKind::BrokerSessionExpired { broker, last_heartbeat_ms } if broker == old => Some((e.time_ms, last_heartbeat_ms)),
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("seed {seed}: not fenced"));
+        assert!(last_heartbeat <= cut_at, "seed {seed}");
+        assert_eq!(fenced_at, last_heartbeat + BROKER_SESSION_TIMEOUT_MS, "seed {seed}");
         assert!(
-            (BROKER_SESSION_TIMEOUT_MS..=BROKER_SESSION_TIMEOUT_MS + 2_500).contains(&waited),
-            "seed {seed}: a new leader after {waited} ms, not after the session timeout"
+            (fenced_at..=fenced_at + 2_500).contains(&elected_at),
+            "seed {seed}: fenced at {fenced_at}, a new leader at {elected_at}"
         );
-        assert!(sim.trace().iter().any(|e| matches!(e.kind, TraceKind::BrokerSessionExpired { broker, .. } if broker == old)));
         // A partition sends no reset: nobody heard of a closed connection.
         assert!(!sim.trace().iter().any(|e| matches!(e.kind, TraceKind::Disconnected { .. })), "seed {seed}");
         assert!(sim.trace().iter().any(|e| matches!(&e.kind, TraceKind::MessageLost { from, .. } if *from == NodeId::Broker(old))));
@@ -559,5 +570,124 @@ fn a_pending_isr_shrink_holds_the_high_watermark_until_the_controller_commits_it
         );
         assert_eq!(replica(&sim, leader, 0).2.contains(&follower), false, "seed {seed}: the committed ISR left the follower out");
         assert_eq!(acked(&sim, 0).len(), 2, "seed {seed}: both records acknowledged in the end");
+    }
+}
+
+/// What the view says of producer 0's only batch: (in flight, deadline).
+fn only_batch(sim: &Simulation) -> Option<(bool, Option<BatchDeadline>)> {
+    let view = sim.view();
+    match &view.producers[0].batches[..] {
+        [b] => Some((b.in_flight, b.deadline)),
+        [] => None,
+        more => panic!("one batch at a time: {more:?}"),
+    }
+}
+
+fn deadline(kind: BatchDeadlineKind, at_ms: u64) -> Option<BatchDeadline> {
+    Some(BatchDeadline { kind, at_ms })
+}
+
+/// RecordAccumulator's linger.ms, NetworkClient's request.timeout.ms and the
+/// sender's retry.backoff.ms, each drawn from the batch's view, end when the
+/// view said they would.
+#[test]
+fn a_producer_batch_shows_its_linger_its_request_timeout_and_its_retry_backoff() {
+    let producer = ClientSpec::Producer(ProducerConfig {
+        acks: 1,
+        enable_idempotence: false,
+        linger_ms: 200,
+        request_timeout_ms: 1_000,
+        retry_backoff_ms: 300,
+        ..Default::default()
+    });
+    let mut config = common::cluster(3, BrokerConfig::default(), vec![TopicSpec::new("orders", 1, 3)], vec![producer]);
+    config.controllers = 1;
+    let mut sim = Simulation::new(config, 11).expect("valid config");
+    sim.run_until(6_000);
+    // A first record teaches the producer the leader.
+    sim.command(produce_to(0, "orders", 0, None, "first")).unwrap();
+    run_for(&mut sim, 1_000);
+    assert_eq!(acked(&sim, 0), vec![0]);
+    let leader = replica(&sim, 0, 0).0.expect("a leader");
+    sim.command(cut(NodeSet { clients: vec![0], ..Default::default() }, brokers(&[leader]))).unwrap();
+    sim.command(produce_to(0, "orders", 0, None, "lost")).unwrap();
+    while only_batch(&sim).is_none() {
+        assert!(sim.step());
+    }
+    let created = sim.now_ms();
+    assert_eq!(only_batch(&sim), Some((false, deadline(BatchDeadlineKind::Linger, created + 200))));
+    // Open until linger.ms has passed, then sent in the same millisecond.
+    while only_batch(&sim) != Some((true, deadline(BatchDeadlineKind::RequestTimeout, sim.now_ms() + 1_000))) {
+        assert_eq!(only_batch(&sim).map(|b| b.0), Some(false), "not sent before its linger ended");
+        assert!(sim.step());
+    }
+    let sent = sim.now_ms();
+    assert_eq!(sent, created + 200, "ready when linger.ms ran out");
+    // The request is lost in the cut; with no answer it times out.
+    let from = sim.trace().len();
+    while !sim.trace()[from..].iter().any(|e| matches!(e.kind, TraceKind::ProduceRetry { .. })) {
+        assert_eq!(only_batch(&sim), Some((true, deadline(BatchDeadlineKind::RequestTimeout, sent + 1_000))));
+        assert!(sim.step());
+    }
+    let timed_out = sim.now_ms();
+    assert_eq!(timed_out, sent + 1_000, "given up after request.timeout.ms");
+    assert!(sim.trace()[from..]
+        .iter()
+        .any(|e| matches!(e.kind, TraceKind::ProduceRetry { error: ErrorCode::RequestTimedOut, .. })));
+    // Back in the accumulator until retry.backoff.ms has passed.
+    let retry_at = timed_out + 300;
+    while sim.now_ms() < retry_at {
+        assert_eq!(only_batch(&sim), Some((false, deadline(BatchDeadlineKind::RetryBackoff, retry_at))));
+        assert!(sim.step());
+    }
+    // Past the backoff, nothing but the sender is left to wait for.
+    assert!(matches!(only_batch(&sim), Some((_, d)) if d.is_none_or(|d| d.kind == BatchDeadlineKind::RequestTimeout)));
+}
+
+/// A follower cut off from its leader leaves the ISR at the first run of
+/// the leader's isr-expiration task after it has lagged for
+/// replica.lag.time.max.ms, which is when the view said it would.
+#[test]
+fn a_stopped_follower_leaves_the_isr_at_the_isr_expiration_run_the_view_predicts() {
+    for seed in SEEDS {
+        let lag = 4_000;
+        let broker = BrokerConfig { replica_lag_time_max_ms: lag, ..Default::default() };
+        let mut config = common::cluster(3, broker, vec![TopicSpec::new("orders", 1, 3)], vec![common::producer(1)]);
+        config.controllers = 1;
+        let mut sim = Simulation::new(config, seed).expect("valid config");
+        sim.run_until(6_000);
+        let leader = replica(&sim, 0, 0).0.expect("a leader");
+        let follower = (0..3).find(|b| *b != leader).unwrap();
+        assert_eq!(sim.view().isr_expiry_ms("orders", 0, follower), None, "seed {seed}: a caught-up follower never lags");
+        sim.command(cut(brokers(&[follower]), brokers(&[leader]))).unwrap();
+        sim.command(produce_to(0, "orders", 0, None, "while cut off")).unwrap();
+        let from = sim.trace().len();
+        loop {
+            assert!(sim.now_ms() < 6_000 + 3 * lag, "seed {seed}: the follower never left the ISR");
+            let view = sim.view();
+            let checked = view.brokers.iter().find(|b| b.id == leader).and_then(|b| b.next_isr_expiration_ms);
+            let before = (view.isr_expiry_ms("orders", 0, follower), checked);
+            let caught_up = view
+                .replica("orders", 0, leader)
+                .and_then(|r| r.followers.iter().find(|f| f.broker == follower))
+                .map(|f| f.last_caught_up_time_ms);
+            assert!(sim.step());
+            let shrunk = sim.trace()[from..].iter().find(|e| {
+                e.node == NodeId::Broker(leader) && matches!(&e.kind, TraceKind::IsrShrunk { removed, .. } if removed.contains(&follower))
+            });
+            if let Some(e) = shrunk {
+                assert_eq!(Some(e.time_ms), before.0, "seed {seed}: the view predicted {:?}", before.0);
+                assert_eq!(Some(e.time_ms), before.1, "seed {seed}: on a run of the isr-expiration task");
+                let late_after = caught_up.unwrap() + lag;
+                assert!(e.time_ms > late_after && e.time_ms - lag / 2 <= late_after, "seed {seed}: the first run after {late_after}");
+                // Asked of the controller: the countdown is over.
+                assert_eq!(sim.view().isr_expiry_ms("orders", 0, follower), None, "seed {seed}: the shrink is pending");
+                break;
+            }
+        }
+        // Once the controller has committed the shrink, no countdown is left.
+        run_for(&mut sim, 1_000);
+        assert!(!replica(&sim, leader, 0).2.contains(&follower), "seed {seed}");
+        assert_eq!(sim.view().isr_expiry_ms("orders", 0, follower), None, "seed {seed}: out of the ISR, no countdown");
     }
 }

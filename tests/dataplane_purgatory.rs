@@ -245,3 +245,79 @@ fn a_fetch_from_an_older_segment_is_answered_at_once() {
     assert!(parked(&events).is_some());
     assert!(completion(&events).unwrap().2, "expired");
 }
+
+/// Every delayed operation of a run, as the view showed it right after it
+/// was parked: (broker, request, its Produce or Fetch, parked at, timeout,
+/// the view's deadline), and when it expired, if it did.
+type Parking = (NodeId, RequestId, ApiKey, u64, u64, i64, Option<u64>);
+
+fn parkings(sim: &mut Simulation, until_ms: u64) -> Vec<Parking> {
+    let mut seen: Vec<Parking> = Vec::new();
+    while sim.next_event_ms().is_some_and(|t| t <= until_ms) {
+        let from = sim.trace().len();
+        sim.step();
+        let view = sim.view();
+        for e in &sim.trace()[from..] {
+            match &e.kind {
+                TraceKind::Parked { request, operation, timeout_ms, .. } => {
+                    let NodeId::Broker(b) = e.node else { panic!("parked on {:?}", e.node) };
+                    let purgatory = &view.brokers.iter().find(|v| v.id == b).unwrap().purgatory;
+                    let op = purgatory
+                        .produce
+                        .iter()
+                        .chain(&purgatory.fetch)
+                        .find(|o| o.operation == *operation && o.token.request == *request)
+                        .unwrap_or_else(|| panic!("operation {operation} of {request:?} is in the view"));
+                    seen.push((e.node, *request, op.token.api, e.time_ms, *timeout_ms, op.deadline_ms, None));
+                }
+                TraceKind::PurgatoryCompleted { request, expired: true, .. } => {
+                    let parked = seen.iter_mut().rev().find(|p| p.0 == e.node && p.1 == *request && p.6.is_none());
+                    parked.expect("it was parked").6 = Some(e.time_ms);
+                }
+                _ => {}
+            }
+        }
+    }
+    seen
+}
+
+/// DelayedOperationView.deadline_ms is when the delayed operation expires:
+/// a DelayedProduce its request's timeout (request.timeout.ms) after it was
+/// parked, a follower's DelayedFetch replica.fetch.wait.max.ms after, a
+/// consumer's DelayedFetch its fetch.max.wait.ms after.
+#[test]
+fn a_delayed_operations_deadline_in_the_view_is_when_it_expires() {
+    // Followers that wait 2 s for a megabyte hold acks=all back longer than
+    // the producer's 700 ms request timeout.
+    let broker = BrokerConfig { replica_fetch_min_bytes: 1_000_000, replica_fetch_wait_max_ms: 2_000, ..Default::default() };
+    let producer = kafkascope::sim::simulation::ClientSpec::Producer(kafkascope::sim::config::ProducerConfig {
+        acks: -1,
+        enable_idempotence: false,
+        linger_ms: 0,
+        request_timeout_ms: 700,
+        delivery_timeout_ms: 1_000,
+        ..Default::default()
+    });
+    let mut sim = Simulation::new(cluster(3, broker, vec![TopicSpec::new("orders", 1, 3)], vec![producer, consumer()]), 23).unwrap();
+    sim.command(common::produce(0, "orders", Some("k"), "v")).unwrap();
+    sim.command(fetch_with(1, "orders", 0, Some(1), 1, 300)).unwrap();
+    let seen = parkings(&mut sim, 5_000);
+    let expected_timeout = |node: NodeId, request: RequestId, api: ApiKey| match (api, request.client) {
+        (ApiKey::Produce, _) => 700,
+        (ApiKey::Fetch, NodeId::Broker(_)) => 2_000,
+        (ApiKey::Fetch, NodeId::Client(_)) => 300,
+        other => panic!("{other:?} parked on {node:?}"),
+    };
+    // Each kind was parked and expired at least once.
+    for (api, from_follower) in [(ApiKey::Produce, false), (ApiKey::Fetch, true), (ApiKey::Fetch, false)] {
+        let expired = seen.iter().any(|p| p.2 == api && matches!(p.1.client, NodeId::Broker(_)) == from_follower && p.6.is_some());
+        assert!(expired, "an expired {api:?} (from a follower: {from_follower}): {seen:?}");
+    }
+    for (node, request, api, parked_at, timeout_ms, deadline_ms, expired_at) in &seen {
+        assert_eq!(*timeout_ms, expected_timeout(*node, *request, *api), "{request:?}");
+        assert_eq!(*deadline_ms, (*parked_at + *timeout_ms) as i64, "{request:?} on {node:?}");
+        if let Some(at) = expired_at {
+            assert_eq!(*at as i64, *deadline_ms, "{request:?} on {node:?} expired when the view said");
+        }
+    }
+}

@@ -6,10 +6,11 @@
 //! into the simulation's (`Send` over links, timers, trace events) and gives
 //! it random numbers from the simulation's one RNG through `Ctx`.
 //!
-//! First slice of the control plane: the quorum elects an active controller
-//! (the Raft leader) and survives controller crashes. Brokers still get their
-//! metadata statically at start (see `Simulation::new`); registration,
-//! heartbeats, fencing and topic creation through records are still to come.
+//! The active controller (the Raft leader) registers brokers, keeps their
+//! sessions from their heartbeats and fences a broker whose session ends,
+//! creates the configured topics and elects partition leaders, all through
+//! metadata records. With `controllers` = 0 there is none of this: brokers
+//! get their metadata statically at start (see `Simulation::new`).
 
 use super::config::TopicSpec;
 use super::ids::{NodeId, TopicName, TopicPartition};
@@ -23,6 +24,7 @@ use super::raft::node::RaftNode;
 use super::raft::output::{RaftOutput, RaftTimer};
 use super::raft::state::RaftDurable;
 use super::trace::{and_list, TraceKind};
+use super::view::BrokerSessionView;
 use serde::{Deserialize, Serialize};
 use crate::sim::collections::{BTreeMap, BTreeSet};
 
@@ -99,8 +101,11 @@ pub enum ControllerTimer {
     Raft(RaftTimer),
     /// A held metadata fetch from `broker` has waited its max wait.
     FetchExpiry { broker: u32, correlation_id: i32 },
-    /// The periodic check for brokers whose session expired.
-    SessionCheck,
+    /// The earliest broker session deadline, `due_ms`, has come: fence that
+    /// broker if no heartbeat came first (QuorumController's
+    /// maybeFenceReplicas event). A check whose `due_ms` is no longer the
+    /// one the controller waits for is stale and does nothing.
+    SessionCheck { due_ms: u64 },
 }
 
 /// `broker.heartbeat.interval.ms`.
@@ -109,8 +114,6 @@ pub const BROKER_HEARTBEAT_INTERVAL_MS: u64 = 2_000;
 pub const BROKER_SESSION_TIMEOUT_MS: u64 = 9_000;
 /// How long the active controller holds a metadata fetch with nothing new.
 pub const METADATA_FETCH_MAX_WAIT_MS: u64 = 500;
-/// How often the active controller looks for expired broker sessions.
-const SESSION_CHECK_INTERVAL_MS: u64 = 1_000;
 
 /// What the cluster asks of the control plane: how many brokers to wait
 /// for, and the topics to create once they are registered (standing in for
@@ -184,8 +187,15 @@ pub struct Controller {
     stopped: Option<RaftDurable<MetadataRecord>>,
     /// The epoch this controller is active in, once it noticed.
     active_epoch: Option<i32>,
-    /// The active controller's last heartbeat from each broker.
+    /// The active controller's last heartbeat from each broker
+    /// (BrokerHeartbeatManager's lastContactNs).
     last_heartbeat_ms: BTreeMap<u32, u64>,
+    /// The `due_ms` of the session check that is armed, if any. It is never
+    /// later than any unfenced broker's session deadline: deadlines only
+    /// move later (a heartbeat) or appear at least a session timeout away
+    /// (an unfencing, a new active controller), so a check that fires
+    /// early finds nobody stale and arms the next one.
+    session_check_due_ms: Option<u64>,
     /// Held metadata fetches: broker -> (correlation id, fetch offset).
     parked: BTreeMap<u32, (i32, i64)>,
     /// The metadata offset each broker's last heartbeat reported.
@@ -208,6 +218,7 @@ impl Controller {
             stopped: None,
             active_epoch: None,
             last_heartbeat_ms: BTreeMap::new(),
+            session_check_due_ms: None,
             parked: BTreeMap::new(),
             metadata_offsets: BTreeMap::new(),
             shutting_down: BTreeMap::new(),
@@ -270,9 +281,6 @@ impl Controller {
         // starts each incarnation once.
         let _ = raft.on_start(ctx.now_ms, &mut draw, &mut out);
         self.emit(ctx, out);
-        if !self.setup.topics.is_empty() || self.setup.brokers > 0 {
-            ctx.timer(SESSION_CHECK_INTERVAL_MS, Timer::Controller(ControllerTimer::SessionCheck));
-        }
         self.after_input(ctx);
     }
 
@@ -296,9 +304,11 @@ impl Controller {
                     }
                 }
             }
-            ControllerTimer::SessionCheck => {
-                ctx.timer(SESSION_CHECK_INTERVAL_MS, Timer::Controller(ControllerTimer::SessionCheck));
-                self.check_sessions(ctx);
+            ControllerTimer::SessionCheck { due_ms } => {
+                if self.session_check_due_ms == Some(due_ms) {
+                    self.session_check_due_ms = None;
+                    self.maybe_fence_one_stale_broker(ctx);
+                }
             }
         }
         self.after_input(ctx);
@@ -394,6 +404,8 @@ impl Controller {
                             self.append(ctx, MetadataRecord::BrokerRegistrationChange { broker, fenced: false });
                             self.elect_offline_leaders(ctx, broker);
                             fenced = false;
+                            // Its session now counts down.
+                            self.reschedule_session_check(ctx);
                         }
                     }
                     // The broker registers again.
@@ -489,6 +501,7 @@ impl Controller {
                 self.last_heartbeat_ms = brokers.into_iter().map(|b| (b, ctx.now_ms)).collect();
                 self.parked.clear();
                 ctx.trace(|| TraceKind::ControllerActivated { controller: self.id, epoch });
+                self.reschedule_session_check(ctx);
             }
             self.maybe_create_topics(ctx);
         } else if self.active_epoch.take().is_some() {
@@ -557,24 +570,88 @@ impl Controller {
         }
     }
 
-    fn check_sessions(&mut self, ctx: &mut Ctx) {
+    /// The session deadline of every registered broker: its last heartbeat
+    /// plus `broker.session.timeout.ms`, with whether it is fenced (as this
+    /// controller's log says, uncommitted records included, which is what
+    /// BrokerHeartbeatManager tracks). A broker with no heartbeat recorded
+    /// is due at once.
+    fn session_deadlines(&self, image: &MetadataImage) -> Vec<(u32, u64, u64, bool)> {
+        image
+            .brokers
+            .iter()
+            .map(|(broker, (_, fenced))| {
+                let last = self.last_heartbeat_ms.get(broker).copied();
+                let deadline = last.map_or(0, |t| t.saturating_add(BROKER_SESSION_TIMEOUT_MS));
+                (*broker, last.unwrap_or(0), deadline, *fenced)
+            })
+            .collect()
+    }
+
+    /// BrokerHeartbeatManager's nextCheckTimeNs: the unfenced broker whose
+    /// session ends first (ties by broker id) and when, as (broker, last
+    /// heartbeat, deadline).
+    fn next_session_deadline(&self, image: &MetadataImage) -> Option<(u32, u64, u64)> {
+        self.session_deadlines(image)
+            .into_iter()
+            .filter(|(_, _, _, fenced)| !fenced)
+            .min_by_key(|(broker, _, deadline, _)| (*deadline, *broker))
+            .map(|(broker, last, deadline, _)| (broker, last, deadline))
+    }
+
+    /// QuorumController.rescheduleMaybeFenceStaleBrokers: the session check
+    /// is due at the earliest session deadline, so a broker is fenced the
+    /// moment its last heartbeat is `broker.session.timeout.ms` old. A check
+    /// already armed for that time or earlier stands (see
+    /// `session_check_due_ms`).
+    fn reschedule_session_check(&mut self, ctx: &mut Ctx) {
         if !self.is_active() {
             return;
         }
-        let image = self.image(false);
-        let expired: Vec<u32> = image
-            .brokers
-            .iter()
-            .filter(|(id, b)| {
-                !b.1 && self.last_heartbeat_ms.get(id).is_none_or(|t| ctx.now_ms.saturating_sub(*t) > BROKER_SESSION_TIMEOUT_MS)
-            })
-            .map(|(id, _)| *id)
-            .collect();
-        for broker in expired {
-            let last = self.last_heartbeat_ms.get(&broker).copied().unwrap_or(0);
-            ctx.trace(|| TraceKind::BrokerSessionExpired { broker, last_heartbeat_ms: last });
-            self.fence_broker(ctx, broker);
+        let Some((_, _, deadline)) = self.next_session_deadline(&self.image(false)) else {
+            return;
+        };
+        if self.session_check_due_ms.is_some_and(|due| due <= deadline) {
+            return;
         }
+        self.session_check_due_ms = Some(deadline);
+        ctx.timer(deadline.saturating_sub(ctx.now_ms), Timer::Controller(ControllerTimer::SessionCheck { due_ms: deadline }));
+    }
+
+    /// ReplicationControlManager.maybeFenceOneStaleBroker: fences the
+    /// broker whose session ended first, if it has ended, then checks again
+    /// at once for the next one, as QuorumController does. Kafka's session
+    /// is valid while lastContact + timeout >= now in nanoseconds, so it
+    /// ends a moment after the deadline; with a clock in milliseconds the
+    /// deadline's millisecond is that moment.
+    fn maybe_fence_one_stale_broker(&mut self, ctx: &mut Ctx) {
+        if !self.is_active() {
+            return;
+        }
+        if let Some((broker, last, deadline)) = self.next_session_deadline(&self.image(false)) {
+            if deadline <= ctx.now_ms {
+                ctx.trace(|| TraceKind::BrokerSessionExpired { broker, last_heartbeat_ms: last });
+                self.fence_broker(ctx, broker);
+            }
+        }
+        self.reschedule_session_check(ctx);
+    }
+
+    /// Each registered broker's session as this controller holds it at
+    /// `now_ms`, for the view; empty unless it is the active controller.
+    pub fn broker_sessions(&self, now_ms: u64) -> Vec<BrokerSessionView> {
+        if !self.is_active() {
+            return Vec::new();
+        }
+        self.session_deadlines(&self.image(false))
+            .into_iter()
+            .map(|(broker, last_heartbeat_ms, fence_deadline_ms, fenced)| BrokerSessionView {
+                broker,
+                last_heartbeat_ms,
+                fence_deadline_ms,
+                fenced,
+                heard: now_ms < fence_deadline_ms,
+            })
+            .collect()
     }
 
     /// Fences a broker: out of every ISR (never below one member), and new
@@ -764,6 +841,8 @@ impl Controller {
         self.stopped = Some(raft.into_durable());
         self.active_epoch = None;
         self.last_heartbeat_ms.clear();
+        // The crash drops the armed check with every other timer.
+        self.session_check_due_ms = None;
         self.parked.clear();
         ctx.trace(|| TraceKind::ControllerStopped { controller: self.id });
         true

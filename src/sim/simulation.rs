@@ -1116,7 +1116,7 @@ impl Simulation {
             match node {
                 Node::Broker(b) => brokers.push(b.view()),
                 Node::Client(c) => match c.as_ref() {
-                    Client::Producer(p) => producers.push(super::view::producer_view(p)),
+                    Client::Producer(p) => producers.push(super::view::producer_view(p, self.now_ms)),
                     Client::Consumer(x) => consumers.push(super::view::consumer_view(x)),
                 },
                 Node::Controller(_) => {}
@@ -1124,7 +1124,24 @@ impl Simulation {
         }
         let quorum = self.quorum_view();
         let image = self.committed_image();
+        let sessions = match self.active_controller().and_then(|id| self.controller(id)) {
+            Some(c) => c.broker_sessions(self.now_ms),
+            None => Vec::new(),
+        };
+        // Each live broker's isr-expiration run to come, from the timer its
+        // current incarnation armed.
+        let mut isr_checks: BTreeMap<u32, u64> = BTreeMap::new();
+        for s in self.queue.iter() {
+            if let Event::Timer { node: node @ NodeId::Broker(b), timer: Timer::Broker(BrokerTimer::IsrExpiration), incarnation } = &s.event {
+                if !self.down.contains(node) && *incarnation == self.incarnation(*node) {
+                    let at = isr_checks.entry(*b).or_insert(s.at_ms);
+                    *at = (*at).min(s.at_ms);
+                }
+            }
+        }
         for b in &mut brokers {
+            b.session = sessions.iter().find(|s| s.broker == b.id).copied();
+            b.next_isr_expiration_ms = isr_checks.get(&b.id).copied();
             b.status = if self.down.contains(&NodeId::Broker(b.id)) {
                 BrokerStatus::Stopped
             } else if self.broker(b.id).is_some_and(Broker::is_shutting_down) {

@@ -85,6 +85,10 @@ pub struct ReplicaView {
     pub log_end_offset: i64,
     pub high_watermark: i64,
     pub isr: Vec<u32>,
+    /// With controllers: the smaller ISR this leader asked the controller
+    /// for and awaits (KIP-497's PendingShrinkIsr); `isr` stays the
+    /// committed one until then.
+    pub pending_isr: Option<Vec<u32>>,
     pub replicas: Vec<u32>,
     pub min_insync_replicas: u32,
     pub followers: Vec<FollowerView>,
@@ -119,6 +123,39 @@ pub struct BrokerView {
     /// What the control plane says of this broker (set by the simulation,
     /// which knows whether the process runs and what the metadata log says).
     pub status: BrokerStatus,
+    /// Its session with the active controller (set by the simulation); None
+    /// without controllers, while there is no active controller (the
+    /// metadata is frozen and nobody is fenced) or before it registers.
+    pub session: Option<BrokerSessionView>,
+    /// When this broker's isr-expiration task runs next (set by the
+    /// simulation from the task's timer): a follower that is late by
+    /// `replica.lag.time.max.ms` leaves the ISR at the first run after that,
+    /// not at the moment it becomes late. None while the broker is down.
+    pub next_isr_expiration_ms: Option<u64>,
+    /// How often that task runs (`replica.lag.time.max.ms` / 2).
+    pub isr_expiration_interval_ms: u64,
+}
+
+/// A broker's session as the active controller keeps it (Kafka's
+/// BrokerHeartbeatManager): every heartbeat starts it again, and an
+/// unfenced broker whose session runs out is fenced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BrokerSessionView {
+    pub broker: u32,
+    /// When the active controller last heard a heartbeat (or the
+    /// registration, or its own activation, which starts every session
+    /// afresh).
+    pub last_heartbeat_ms: u64,
+    /// `last_heartbeat_ms` + `broker.session.timeout.ms`: when the
+    /// controller fences the broker unless a heartbeat comes first. Only an
+    /// unfenced broker's deadline is acted on.
+    pub fence_deadline_ms: u64,
+    /// Fenced in the controller's metadata log (its latest records, a step
+    /// ahead of the committed image while they replicate).
+    pub fenced: bool,
+    /// A heartbeat came within `broker.session.timeout.ms`: the controller
+    /// still hears the broker.
+    pub heard: bool,
 }
 
 /// A broker as the controller quorum sees it.
@@ -193,6 +230,30 @@ pub struct ProducerBatchView {
     pub sealed: bool,
     pub in_flight: bool,
     pub attempts: u32,
+    /// The timeout that moves the batch on next, if one runs.
+    pub deadline: Option<BatchDeadline>,
+}
+
+/// When a producer batch moves on by itself, and why.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BatchDeadline {
+    pub kind: BatchDeadlineKind,
+    /// Absolute simulated time.
+    pub at_ms: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BatchDeadlineKind {
+    /// An open batch: RecordAccumulator makes it ready `linger.ms` after it
+    /// was created, full or not.
+    Linger,
+    /// In flight: with no answer `request.timeout.ms` after the send,
+    /// NetworkClient gives the request up and the batch fails with
+    /// REQUEST_TIMED_OUT (and is retried if delivery.timeout.ms allows).
+    RequestTimeout,
+    /// Failed and back in the accumulator: the sender may send it again
+    /// once `retry.backoff.ms` has passed.
+    RetryBackoff,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -264,27 +325,69 @@ impl ClusterView {
             .iter()
             .find(|r| r.topic == topic && r.partition == partition)
     }
+
+    /// When the partition's leader drops `follower` from the ISR unless it
+    /// catches up first (or the controller fences it first): the first run
+    /// of the leader's isr-expiration task at which the follower has been
+    /// behind for more than `replica.lag.time.max.ms` (Kafka's
+    /// Partition.getOutOfSyncReplicas). None when no running broker leads
+    /// the partition, the follower is not in its ISR (or a shrink that
+    /// removes it awaits the controller), or it has the leader's log end
+    /// offset, since a follower with nothing to fetch never lags.
+    pub fn isr_expiry_ms(&self, topic: &str, partition: u32, follower: u32) -> Option<u64> {
+        let (broker, leader) = self.brokers.iter().find_map(|b| {
+            let r = b.replicas.iter().find(|r| r.topic == topic && r.partition == partition && r.is_leader)?;
+            Some((b, r))
+        })?;
+        let f = leader.followers.iter().find(|f| f.broker == follower && f.in_isr)?;
+        let removing = leader.pending_isr.as_ref().is_some_and(|isr| !isr.contains(&follower));
+        if removing || f.log_end_offset == leader.log_end_offset {
+            return None;
+        }
+        let next = broker.next_isr_expiration_ms?;
+        // Late once the lag is strictly more than the limit.
+        let late_from = f.last_caught_up_time_ms.saturating_add(self.replica_lag_time_max_ms).saturating_add(1);
+        let every = broker.isr_expiration_interval_ms;
+        if next >= late_from || every == 0 {
+            return Some(next.max(late_from));
+        }
+        Some(next + (late_from - next).div_ceil(every) * every)
+    }
 }
 
-pub(crate) fn producer_view(p: &Producer) -> ProducerView {
+/// A producer at `now_ms`, which tells a batch still backing off from one
+/// whose backoff is over.
+pub(crate) fn producer_view(p: &Producer, now_ms: u64) -> ProducerView {
+    let linger_ms = p.config().linger_ms;
     let mut batches: Vec<ProducerBatchView> = p
         .batches()
-        .map(|b| ProducerBatchView {
-            partition: b.partition.clone(),
-            records: b.record_count(),
-            bytes: b.size_bytes(),
-            sealed: b.sealed,
-            in_flight: false,
-            attempts: b.attempts,
+        .map(|b| {
+            let deadline = if !b.sealed {
+                Some(BatchDeadline { kind: BatchDeadlineKind::Linger, at_ms: b.created_ms.saturating_add(linger_ms) })
+            } else if b.attempts > 0 && b.backoff_until_ms > now_ms {
+                Some(BatchDeadline { kind: BatchDeadlineKind::RetryBackoff, at_ms: b.backoff_until_ms })
+            } else {
+                None
+            };
+            ProducerBatchView {
+                partition: b.partition.clone(),
+                records: b.record_count(),
+                bytes: b.size_bytes(),
+                sealed: b.sealed,
+                in_flight: false,
+                attempts: b.attempts,
+                deadline,
+            }
         })
         .collect();
-    batches.extend(p.in_flight_batches().map(|(_, b)| ProducerBatchView {
+    batches.extend(p.in_flight_batches().map(|(request, b)| ProducerBatchView {
         partition: b.partition.clone(),
         records: b.record_count(),
         bytes: b.size_bytes(),
         sealed: true,
         in_flight: true,
         attempts: b.attempts,
+        deadline: Some(BatchDeadline { kind: BatchDeadlineKind::RequestTimeout, at_ms: request.timeout_at_ms }),
     }));
     ProducerView {
         id: p.id(),

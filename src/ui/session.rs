@@ -596,7 +596,15 @@ mod tests {
         let killed_at = s.sim().now_ms();
         let expired = |e: &TraceEvent| matches!(e.kind, crate::sim::trace::TraceKind::BrokerSessionExpired { broker: 0, .. });
         assert!(s.seek(60_000, expired));
-        assert!(s.sim().now_ms() >= killed_at + 9_000, "fenced after broker.session.timeout.ms");
+        let (fenced_at, last_heartbeat) = s
+            .last_step_trace()
+            .iter()
+            .find_map(|e| match e.kind {
+                crate::sim::trace::TraceKind::BrokerSessionExpired { last_heartbeat_ms, .. } => Some((e.time_ms, last_heartbeat_ms)),
+                _ => None,
+            })
+            .expect("the step that fenced it");
+        assert!(last_heartbeat <= killed_at && fenced_at == last_heartbeat + 9_000, "fenced broker.session.timeout.ms after its last heartbeat");
         assert!(s.last_step_trace().iter().any(|e| e.kind.is_controller_event()), "a session expiry is a controller event");
         // The rest of the failover, then a quiet cluster: a seek that finds
         // nothing leaves the session where it was.

@@ -138,6 +138,7 @@ impl Broker {
                 log_end_offset: p.log.log_end_offset(),
                 high_watermark: p.high_watermark,
                 isr: p.isr.clone(),
+                pending_isr: p.pending_shrink.clone(),
                 replicas: p.replicas.clone(),
                 min_insync_replicas: p.min_insync_replicas(),
                 followers: p
@@ -177,6 +178,9 @@ impl Broker {
             replicas,
             fetchers,
             status: super::super::view::BrokerStatus::Running,
+            session: None,
+            next_isr_expiration_ms: None,
+            isr_expiration_interval_ms: self.config.replica_lag_time_max_ms / 2,
         }
     }
 }

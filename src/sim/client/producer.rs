@@ -94,9 +94,16 @@ impl ProducerBatch {
     }
 }
 
+/// A ProduceRequest waiting for its answer (NetworkClient's
+/// InFlightRequest).
 #[derive(Clone, Debug)]
-struct InFlight {
-    node: u32,
+pub struct InFlight {
+    /// The broker it went to.
+    pub node: u32,
+    pub sent_ms: u64,
+    /// `sent_ms` + `request.timeout.ms`: when its RequestTimeout timer
+    /// gives it up if no answer came.
+    pub timeout_at_ms: u64,
     batches: Vec<ProducerBatch>,
 }
 
@@ -175,8 +182,9 @@ impl Producer {
         self.accumulator.values().flatten()
     }
 
-    pub fn in_flight_batches(&self) -> impl Iterator<Item = (&i32, &ProducerBatch)> {
-        self.in_flight.iter().flat_map(|(c, f)| f.batches.iter().map(move |b| (c, b)))
+    /// Each batch in flight with the request that carries it.
+    pub fn in_flight_batches(&self) -> impl Iterator<Item = (&InFlight, &ProducerBatch)> {
+        self.in_flight.values().flat_map(|f| f.batches.iter().map(move |b| (f, b)))
     }
 
     pub fn producer_id(&self) -> i64 {
@@ -535,7 +543,8 @@ impl Producer {
         }
         let count = self.in_flight_per_node_mut(node);
         *count += 1;
-        self.in_flight.insert(id.correlation_id, InFlight { node, batches });
+        let timeout_at_ms = ctx.now_ms.saturating_add(self.config.request_timeout_ms);
+        self.in_flight.insert(id.correlation_id, InFlight { node, sent_ms: ctx.now_ms, timeout_at_ms, batches });
         ctx.timer(
             self.config.request_timeout_ms,
             Timer::Client(ClientTimer::RequestTimeout { correlation_id: id.correlation_id }),

@@ -25,7 +25,7 @@ use super::message::{ErrorCode, RaftMessage};
 use super::output::{
     ElectionCause, RaftEvent, RaftOutput, RaftTimer, ResignReason, TimerKind, VoteRejectReason,
 };
-use super::state::{ElectionRecord, EpochState, RaftDurable, RaftRole, RaftView, VoteView};
+use super::state::{ElectionRecord, EpochState, RaftDeadlineKind, RaftDurable, RaftRole, RaftView, VoteView};
 
 /// Inputs a node cannot act on. The node's state is left consistent: it
 /// still re-arms its timers before returning the error.
@@ -273,6 +273,8 @@ impl<R: Clone + Debug + PartialEq> RaftNode<R> {
             log_end_offset: self.log_end_offset(),
             last_epoch: self.last_epoch(),
             high_watermark: self.high_watermark(),
+            // Before `on_start` the election deadline is a placeholder.
+            deadline: if self.started { self.state.deadline() } else { None },
         }
     }
 
@@ -1999,51 +2001,27 @@ impl<R: Clone + Debug + PartialEq> RaftNode<R> {
     fn sync_timers(&mut self, now_ms: u64, out: &mut Vec<RaftOutput<R>>) {
         self.connections.expire(now_ms);
         let mut wanted: BTreeMap<TimerKind, u64> = BTreeMap::new();
-        match &self.state {
-            EpochState::Unattached {
-                election_deadline_ms,
-                ..
-            }
-            | EpochState::Prospective {
-                election_deadline_ms,
-                ..
-            }
-            | EpochState::Resigned {
-                election_deadline_ms,
-                ..
-            }
-            | EpochState::Candidate {
-                election_deadline_ms,
-                backoff_until_ms: None,
-                ..
-            } => {
-                wanted.insert(TimerKind::Election, *election_deadline_ms);
-            }
-            EpochState::Candidate {
-                backoff_until_ms: Some(until),
-                ..
-            } => {
-                wanted.insert(TimerKind::ElectionBackoff, *until);
-            }
-            EpochState::Follower {
-                fetch_deadline_ms, ..
-            } => {
-                wanted.insert(TimerKind::FetchTimeout, *fetch_deadline_ms);
-            }
-            EpochState::Leader(leader) => {
-                if let Some(deadline) = leader.check_quorum_deadline_ms {
-                    wanted.insert(TimerKind::CheckQuorum, deadline);
-                }
+        // The state's own deadline is armed from the same value the view
+        // shows, so what the UI counts down is what fires.
+        if let Some(deadline) = self.state.deadline() {
+            let kind = match deadline.kind {
+                RaftDeadlineKind::ElectionTimeout => TimerKind::Election,
+                RaftDeadlineKind::ElectionBackoff => TimerKind::ElectionBackoff,
+                RaftDeadlineKind::FetchTimeout => TimerKind::FetchTimeout,
+                RaftDeadlineKind::CheckQuorum => TimerKind::CheckQuorum,
+            };
+            wanted.insert(kind, deadline.at_ms);
+        }
+        if let EpochState::Leader(leader) = &self.state {
+            wanted.insert(
+                TimerKind::BeginQuorumEpoch,
+                leader.begin_quorum_epoch_deadline_ms,
+            );
+            for (replica, held) in &leader.held_fetches {
                 wanted.insert(
-                    TimerKind::BeginQuorumEpoch,
-                    leader.begin_quorum_epoch_deadline_ms,
+                    TimerKind::FetchExpiry { replica: *replica },
+                    held.deadline_ms,
                 );
-                for (replica, held) in &leader.held_fetches {
-                    wanted.insert(
-                        TimerKind::FetchExpiry { replica: *replica },
-                        held.deadline_ms,
-                    );
-                }
             }
         }
         for (peer, deadline) in self.connections.deadlines() {

@@ -114,6 +114,27 @@ impl EpochState {
         }
     }
 
+    /// The deadline that decides this node's next move in its epoch state,
+    /// as the state holds it: the timer of Kafka's EpochState classes
+    /// (FollowerState's fetch timer, the election timer of Unattached,
+    /// Prospective, Candidate and Resigned, CandidateState's backoff,
+    /// LeaderState's check-quorum timer). None for a single-voter leader,
+    /// which can never lose its majority.
+    pub fn deadline(&self) -> Option<RaftDeadline> {
+        let (kind, at_ms) = match self {
+            EpochState::Unattached { election_deadline_ms, .. }
+            | EpochState::Prospective { election_deadline_ms, .. }
+            | EpochState::Resigned { election_deadline_ms, .. }
+            | EpochState::Candidate { election_deadline_ms, backoff_until_ms: None, .. } => {
+                (RaftDeadlineKind::ElectionTimeout, *election_deadline_ms)
+            }
+            EpochState::Candidate { backoff_until_ms: Some(until), .. } => (RaftDeadlineKind::ElectionBackoff, *until),
+            EpochState::Follower { fetch_deadline_ms, .. } => (RaftDeadlineKind::FetchTimeout, *fetch_deadline_ms),
+            EpochState::Leader(leader) => (RaftDeadlineKind::CheckQuorum, leader.check_quorum_deadline_ms?),
+        };
+        Some(RaftDeadline { kind, at_ms })
+    }
+
     pub fn name(&self) -> &'static str {
         match self {
             EpochState::Unattached { .. } => "Unattached",
@@ -169,6 +190,34 @@ pub enum RaftRole {
     },
 }
 
+/// What a voter does when its deadline comes, by the state it is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RaftDeadlineKind {
+    /// A follower with no successful fetch from its leader for
+    /// `controller.quorum.fetch.timeout.ms` stands for election (as a
+    /// prospective with pre-vote, else as a candidate). A resigning leader's
+    /// EndQuorumEpoch may have brought it forward.
+    FetchTimeout,
+    /// `controller.quorum.election.timeout.ms` (randomised): an unattached
+    /// or resigned voter stands for election, a candidate's election is
+    /// over (with pre-vote it asks for pre-votes again, else it backs off),
+    /// a prospective gives up its pre-vote.
+    ElectionTimeout,
+    /// A candidate that lost stands again in a new epoch.
+    ElectionBackoff,
+    /// A leader that no majority fetched from within 1.5 ×
+    /// `controller.quorum.fetch.timeout.ms` resigns.
+    CheckQuorum,
+}
+
+/// The deadline that decides a voter's next move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RaftDeadline {
+    pub kind: RaftDeadlineKind,
+    /// Absolute simulated time.
+    pub at_ms: u64,
+}
+
 /// A snapshot of one node for the UI: plain data, no references inside.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RaftView {
@@ -181,4 +230,6 @@ pub struct RaftView {
     pub log_end_offset: i64,
     pub last_epoch: i32,
     pub high_watermark: Option<i64>,
+    /// The deadline that decides its next move; None before it starts.
+    pub deadline: Option<RaftDeadline>,
 }

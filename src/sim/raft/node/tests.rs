@@ -8,7 +8,7 @@ use super::super::message::{ErrorCode, RaftMessage};
 use super::super::output::{
     ElectionCause, RaftEvent, RaftOutput, RaftTimer, ResignReason, TimerKind, VoteRejectReason,
 };
-use super::super::state::{ElectionRecord, RaftDurable, RaftRole};
+use super::super::state::{ElectionRecord, RaftDeadline, RaftDeadlineKind, RaftDurable, RaftRole};
 use super::{ProposeError, RaftError, RaftNode};
 
 type Out = Vec<RaftOutput<u64>>;
@@ -792,26 +792,37 @@ fn the_first_preferred_successor_stands_at_once() {
     )));
 }
 
-#[test]
-fn pre_vote_keeps_the_epoch_and_a_fetching_follower_refuses_it() {
-    // A follower that has fetched from its leader refuses pre-votes.
+/// Node `id`, restarted at `now_ms` with node 1 as the leader of epoch 2
+/// on record and a log of two entries: it follows node 1 and fetches.
+fn follower_of_1(id: u32, pre_vote: bool, now_ms: u64) -> (RaftNode<u64>, Out) {
     let election = ElectionRecord {
         epoch: 2,
         leader: Some(1),
         voted_for: None,
     };
-    let mut follower = recovered(3, election, &[1, 2], true);
-    let out = start(&mut follower, 0);
-    let fetched = RaftMessage::FetchResponse {
-        correlation_id: request_id(&out, 1),
+    let mut node = recovered(id, election, &[1, 2], pre_vote);
+    let out = start(&mut node, now_ms);
+    (node, out)
+}
+
+/// Node 1's empty answer to the fetch in `out`, with high watermark 2.
+fn fetched_from_1(out: &Out) -> RaftMessage<u64> {
+    RaftMessage::FetchResponse {
+        correlation_id: request_id(out, 1),
         epoch: 2,
         leader: Some(1),
         high_watermark: Some(2),
         entries: Vec::new(),
         diverging: None,
         error: None,
-    };
-    deliver(&mut follower, 10, 1, fetched);
+    }
+}
+
+#[test]
+fn pre_vote_keeps_the_epoch_and_a_fetching_follower_refuses_it() {
+    // A follower that has fetched from its leader refuses pre-votes.
+    let (mut follower, out) = follower_of_1(3, true, 0);
+    deliver(&mut follower, 10, 1, fetched_from_1(&out));
     let pre_vote = RaftMessage::VoteRequest {
         correlation_id: 8,
         candidate_epoch: 2,
@@ -873,11 +884,9 @@ fn pre_vote_keeps_the_epoch_and_a_fetching_follower_refuses_it() {
     )));
 }
 
-#[test]
-fn a_lost_election_backs_off_then_stands_again_in_a_new_epoch() {
-    let mut node = RaftNode::<u64>::new(1, &[1, 2, 3], RaftConfig::default()).expect("valid");
-    let out = start(&mut node, 0);
-    let out = fire(&mut node, 1_000, timer_of(&out, TimerKind::Election));
+/// Voters 2 and 3 refuse the epoch-1 votes that `out` asked for, at 1010
+/// and 1011 ms; the outputs of the second refusal.
+fn refused_by_2_and_3(node: &mut RaftNode<u64>, out: &Out) -> Out {
     let refusal = |correlation_id| RaftMessage::VoteResponse {
         correlation_id,
         epoch: 1,
@@ -885,8 +894,16 @@ fn a_lost_election_backs_off_then_stands_again_in_a_new_epoch() {
         granted: false,
         error: None,
     };
-    deliver(&mut node, 1_010, 2, refusal(request_id(&out, 2)));
-    let out = deliver(&mut node, 1_011, 3, refusal(request_id(&out, 3)));
+    deliver(node, 1_010, 2, refusal(request_id(out, 2)));
+    deliver(node, 1_011, 3, refusal(request_id(out, 3)))
+}
+
+#[test]
+fn a_lost_election_backs_off_then_stands_again_in_a_new_epoch() {
+    let mut node = RaftNode::<u64>::new(1, &[1, 2, 3], RaftConfig::default()).expect("valid");
+    let out = start(&mut node, 0);
+    let out = fire(&mut node, 1_000, timer_of(&out, TimerKind::Election));
+    let out = refused_by_2_and_3(&mut node, &out);
     // With zero randomness the backoff is its 50 ms minimum.
     assert_eq!(
         events(&out),
@@ -971,4 +988,81 @@ fn bad_inputs_are_errors_not_panics() {
         )]
     ));
     assert!(RaftNode::<u64>::new(1, &[2, 3], RaftConfig::default()).is_err());
+}
+
+fn tick(node: &mut RaftNode<u64>, now_ms: u64) -> Out {
+    let mut out = Vec::new();
+    node.on_tick(now_ms, &mut zero(), &mut out).expect("handled");
+    out
+}
+
+fn deadline(node: &RaftNode<u64>) -> Option<(RaftDeadlineKind, u64)> {
+    node.view().deadline.map(|RaftDeadline { kind, at_ms }| (kind, at_ms))
+}
+
+/// The view's deadline is the moment the node acts: a tick one millisecond
+/// before it changes nothing, a tick at it moves the node on.
+fn acts_at_its_deadline(node: &mut RaftNode<u64>) -> Out {
+    let (_, at_ms) = deadline(node).expect("a deadline");
+    let role = node.state();
+    let out = tick(node, at_ms - 1);
+    assert_eq!((node.state(), events(&out)), (role, Vec::new()), "nothing happens before {at_ms}");
+    tick(node, at_ms)
+}
+
+#[test]
+fn the_view_shows_the_election_timeout_then_the_candidates_backoff() {
+    use RaftDeadlineKind::{ElectionBackoff, ElectionTimeout};
+    let mut node = RaftNode::<u64>::new(1, &[1, 2, 3], RaftConfig::default()).expect("valid");
+    assert_eq!(deadline(&node), None, "no deadline before the node starts");
+    start(&mut node, 0);
+    assert_eq!(deadline(&node), Some((ElectionTimeout, 1_000)), "unattached: it stands after the election timeout");
+    let out = acts_at_its_deadline(&mut node);
+    assert!(matches!(node.state(), RaftRole::Candidate { backing_off: false, .. }));
+    assert_eq!(deadline(&node), Some((ElectionTimeout, 2_000)), "a candidate's election lasts one timeout");
+    refused_by_2_and_3(&mut node, &out);
+    assert_eq!(deadline(&node), Some((ElectionBackoff, 1_061)), "lost: it stands again after its 50 ms backoff");
+    let out = acts_at_its_deadline(&mut node);
+    assert!(events(&out).iter().any(|event| matches!(event, RaftEvent::BecameCandidate { epoch: 2, .. })));
+    assert_eq!(deadline(&node), Some((ElectionTimeout, 2_061)));
+}
+
+#[test]
+fn the_view_shows_a_followers_fetch_timeout_which_each_successful_fetch_restarts() {
+    let (mut node, out) = follower_of_1(2, false, 100);
+    assert_eq!(node.state(), RaftRole::Follower { leader: 1 });
+    assert_eq!(deadline(&node), Some((RaftDeadlineKind::FetchTimeout, 2_100)));
+    deliver(&mut node, 700, 1, fetched_from_1(&out));
+    assert_eq!(deadline(&node), Some((RaftDeadlineKind::FetchTimeout, 2_700)), "the fetch restarted it");
+    let out = acts_at_its_deadline(&mut node);
+    assert!(events(&out).iter().any(|event| matches!(
+        event,
+        RaftEvent::BecameCandidate {
+            epoch: 3,
+            cause: ElectionCause::FetchTimeout,
+            ..
+        }
+    )));
+}
+
+#[test]
+fn the_view_shows_the_leaders_check_quorum_deadline_which_a_majoritys_fetches_restart() {
+    let (mut node, _) = elected_leader();
+    assert_eq!(deadline(&node), Some((RaftDeadlineKind::CheckQuorum, 1_010 + 3_000)));
+    // Node 2's fetch makes a majority with the leader itself.
+    deliver(&mut node, 2_000, 2, fetch(7, 2, 1, 1, 1));
+    assert_eq!(deadline(&node), Some((RaftDeadlineKind::CheckQuorum, 5_000)));
+    let out = acts_at_its_deadline(&mut node);
+    assert!(events(&out).contains(&RaftEvent::Resigned {
+        epoch: 1,
+        reason: ResignReason::CheckQuorumFailed
+    }));
+    // Resigned: it stands again after an election timeout.
+    assert_eq!(deadline(&node), Some((RaftDeadlineKind::ElectionTimeout, 6_000)));
+    // A single voter leads alone and can never lose its majority.
+    let mut alone = RaftNode::<u64>::new(1, &[1], RaftConfig::default()).expect("valid");
+    start(&mut alone, 0);
+    tick(&mut alone, 1_000);
+    assert!(alone.is_leader());
+    assert_eq!(deadline(&alone), None);
 }
