@@ -282,9 +282,11 @@ impl Session {
         true
     }
 
-    /// Moves to any position of the timeline, exactly: from the nearest
-    /// snapshot at or before it (or from here, when that is nearer), the
-    /// recorded commands and steps are replayed.
+    /// Moves to any position of the timeline, exactly: going back, from the
+    /// nearest snapshot at or before it; going forward, from here. The
+    /// recorded commands and steps are replayed. A snapshot holds no trace,
+    /// so restoring one ahead of here would leave out the events of every
+    /// step in between: the narration, Follow and the trace hash read them.
     pub fn go_to(&mut self, index: usize) {
         if index >= self.positions.len() || index == self.cursor {
             return;
@@ -293,7 +295,7 @@ impl Session {
         let snapshot = self.snapshots.iter().rev().find(|(i, _, _, _)| *i <= index);
         let mut applied = self.positions[self.cursor].commands;
         match snapshot {
-            Some((i, snap, commands, checker)) if index < self.cursor || *i > self.cursor => {
+            Some((_, snap, commands, checker)) if index < self.cursor => {
                 self.sim.restore(snap);
                 self.checker = checker.clone();
                 applied = *commands;
@@ -479,6 +481,24 @@ mod tests {
             }
         }
         assert_eq!(again.sim().trace_hash(), hash_at_20);
+    }
+
+    #[test]
+    fn stepping_or_jumping_forward_past_a_snapshot_keeps_every_trace_event() {
+        let mut s = fresh();
+        for _ in 0..(3 * SNAPSHOT_EVERY) {
+            s.step();
+        }
+        let (end, trace) = (s.timeline_index(), s.sim().trace().to_vec());
+        // One Step back over a snapshot's position, then forward onto it.
+        s.go_to(2 * SNAPSHOT_EVERY - 1);
+        assert!(s.step());
+        assert_eq!(s.sim().trace(), &trace[..s.sim().trace().len()]);
+        assert!(!s.last_step_trace().is_empty(), "the snapshot's own position has its events");
+        // A jump from the start to the end, over every snapshot.
+        s.go_to(0);
+        s.go_to(end);
+        assert_eq!(s.sim().trace(), &trace[..], "the whole trace, none of it skipped");
     }
 
     #[test]
