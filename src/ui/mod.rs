@@ -9,6 +9,7 @@ pub mod narrate;
 pub mod narrate_ko;
 pub mod quorum;
 pub mod follow;
+pub mod focus;
 pub mod why;
 pub mod forms;
 pub mod session;
