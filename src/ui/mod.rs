@@ -10,6 +10,7 @@ pub mod narrate_ko;
 pub mod quorum;
 pub mod follow;
 pub mod focus;
+pub mod player;
 pub mod why;
 pub mod forms;
 pub mod session;
