@@ -348,3 +348,22 @@ fn the_clock_runs_smoothly_between_events_and_holds_on_a_position_in_focus() {
     let held = player.frame(&mut s, Focus::Mine, 1.0, FRAME_MS, MAX_POSITIONS_PER_FRAME);
     assert_eq!((held.showing, held.positions, held.display_ms), (Showing::Holding, 0, frame.display_ms));
 }
+
+#[test]
+fn a_frame_takes_at_most_its_cap_and_the_clock_lags_behind_instead() {
+    let mut s = Session::default();
+    let start_ms = s.sim().now_ms() as f64;
+    let mut player = Player::default();
+    let (mut capped_frames, mut real_ms) = (0, 0.0);
+    for _ in 0..300 {
+        let frame = player.frame(&mut s, Focus::Mine, 100.0, FRAME_MS, 3);
+        real_ms += FRAME_MS;
+        assert!(frame.positions <= 3);
+        if frame.positions == 3 {
+            capped_frames += 1;
+            assert_eq!(frame.display_ms, s.sim().now_ms() as f64, "the clock stays with the last position taken");
+        }
+    }
+    assert!(capped_frames > 100, "at 100x a quiet cluster owes far more than 3 positions a frame: {capped_frames}");
+    assert!(s.sim().now_ms() as f64 - start_ms < 100.0 * real_ms / 10.0, "so simulated time fell far behind the speed");
+}
