@@ -7,6 +7,7 @@ use crate::sim::simulation::{ClusterConfig, Command, CommandError, ConfigError, 
 use crate::sim::invariants::{InvariantChecker, Violation};
 use crate::sim::trace::TraceEvent;
 use crate::sim::view::ClusterView;
+use super::focus::{summarize, BackgroundKind, BackgroundTally, Classifier, Focus, Interest, Tag};
 
 /// The seed a fresh page starts with.
 pub const DEFAULT_SEED: u64 = 1;
@@ -24,6 +25,59 @@ pub struct Position {
 /// between is rebuilt by replaying from the snapshot before it.
 const SNAPSHOT_EVERY: usize = 64;
 
+/// How far ahead in simulated time a focused Step looks for a position in
+/// focus, as "Next controller event" does: longer than
+/// broker.session.timeout.ms and any election, so nothing that follows a
+/// fault is missed.
+pub const FOCUS_WINDOW_MS: u64 = 60_000;
+
+/// The most positions a focused Step looks through. A quiet cluster fills
+/// the window with about 12,000; brokers retrying controllers that lost
+/// their majority spin far faster, and the page must not stall on them.
+pub const FOCUS_POSITION_LIMIT: u32 = 20_000;
+
+/// What the session knows of each position beyond its step count: when it
+/// is, what its events are to the learner, and what background it holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Mark {
+    time_ms: u64,
+    /// The union of its events' interests.
+    interest: Interest,
+    /// The background kind most of its background events are.
+    background: Option<BackgroundKind>,
+    /// A user command's position, which is always in focus.
+    command: bool,
+}
+
+/// A snapshot with everything else that must travel with it for a jump to
+/// reach the same state: the commands issued by then, the invariant
+/// checker and the focus classifier.
+#[derive(Clone, Debug)]
+struct Saved {
+    /// The index into `positions` it was taken at.
+    index: usize,
+    snapshot: Snapshot,
+    commands: usize,
+    checker: InvariantChecker,
+    classifier: Classifier,
+}
+
+/// What a focused Step did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StepReport {
+    /// False when there was nothing left to do.
+    pub moved: bool,
+    /// Whether it stopped at a position in focus. False: nothing in focus
+    /// came within [`FOCUS_WINDOW_MS`], and it took one ordinary step.
+    pub found: bool,
+    /// How many positions it moved, the one it stopped at included.
+    pub positions: u32,
+    /// How much simulated time it moved.
+    pub simulated_ms: u64,
+    /// The background kinds of the positions it passed over.
+    pub passed: BackgroundTally,
+}
+
 #[derive(Clone, Debug)]
 pub struct Session {
     sim: Simulation,
@@ -36,26 +90,42 @@ pub struct Session {
     /// Which position the simulation is at now. Positions after it are the
     /// future a Step re-plays until a new command replaces it.
     cursor: usize,
-    /// Snapshots at some positions: (index into `positions`, snapshot,
-    /// commands issued by then, the invariant checker then).
-    snapshots: Vec<(usize, Snapshot, usize, InvariantChecker)>,
+    /// Snapshots at some positions.
+    snapshots: Vec<Saved>,
     /// Watches every simulation step for broken invariants: the alarms.
     /// It moves with the timeline (restored with each snapshot and fed the
     /// replayed steps), so its violations are always those up to here.
     checker: InvariantChecker,
+    /// Tags every simulation step's events for the focus; it moves with the
+    /// timeline as the checker does.
+    classifier: Classifier,
+    /// One tag per event of the simulation's trace, in the same order.
+    tags: Vec<Tag>,
+    /// One mark per position of `positions`.
+    marks: Vec<Mark>,
 }
 
 impl Session {
     pub fn new(config: ClusterConfig, seed: u64) -> Result<Self, ConfigError> {
         let mut sim = Simulation::new(config, seed)?;
-        let start = sim.snapshot();
+        let start = Saved {
+            index: 0,
+            snapshot: sim.snapshot(),
+            commands: 0,
+            checker: InvariantChecker::new(),
+            classifier: Classifier::new(),
+        };
+        let mark = Mark { time_ms: sim.now_ms(), interest: Interest::NONE, background: None, command: false };
         Ok(Self {
             sim,
             commands: Vec::new(),
             positions: vec![Position { steps: 0, commands: 0 }],
             cursor: 0,
-            snapshots: vec![(0, start, 0, InvariantChecker::new())],
+            snapshots: vec![start],
             checker: InvariantChecker::new(),
+            classifier: Classifier::new(),
+            tags: Vec::new(),
+            marks: vec![mark],
         })
     }
 
@@ -207,18 +277,30 @@ impl Session {
     fn cut_future(&mut self) {
         if self.cursor + 1 < self.positions.len() {
             self.positions.truncate(self.cursor + 1);
+            self.marks.truncate(self.cursor + 1);
             self.commands.truncate(self.positions[self.cursor].commands);
             let cursor = self.cursor;
-            self.snapshots.retain(|(i, _, _, _)| *i <= cursor);
+            self.snapshots.retain(|s| s.index <= cursor);
         }
     }
 
     fn record_position(&mut self) {
+        let previous = self.positions[self.positions.len() - 1];
+        let first = self.sim.trace().partition_point(|e| e.step <= previous.steps);
+        let (interest, background) = summarize(&self.tags[first..]);
+        let command = self.commands.len() > previous.commands;
+        self.marks.push(Mark { time_ms: self.sim.now_ms(), interest, background, command });
         self.positions.push(Position { steps: self.sim.steps(), commands: self.commands.len() });
         self.cursor = self.positions.len() - 1;
         if self.cursor % SNAPSHOT_EVERY == 0 {
-            let snap = self.sim.snapshot();
-            self.snapshots.push((self.cursor, snap, self.commands.len(), self.checker.clone()));
+            let saved = Saved {
+                index: self.cursor,
+                snapshot: self.sim.snapshot(),
+                commands: self.commands.len(),
+                checker: self.checker.clone(),
+                classifier: self.classifier.clone(),
+            };
+            self.snapshots.push(saved);
         }
     }
 
@@ -244,11 +326,13 @@ impl Session {
         true
     }
 
-    /// One simulation step, checked.
+    /// One simulation step, checked and classified.
     fn sim_step(&mut self) -> bool {
         let moved = self.sim.step();
         if moved {
             self.checker.check_step(&self.sim);
+            let trace = self.sim.trace();
+            self.classifier.classify_step(&trace[self.tags.len()..], &mut self.tags);
         }
         moved
     }
@@ -282,21 +366,25 @@ impl Session {
         true
     }
 
-    /// Moves to any position of the timeline, exactly: from the nearest
-    /// snapshot at or before it (or from here, when that is nearer), the
-    /// recorded commands and steps are replayed.
+    /// Moves to any position of the timeline, exactly: going back, from the
+    /// nearest snapshot at or before it; going forward, from here. The
+    /// recorded commands and steps are replayed. A snapshot holds no trace,
+    /// so restoring one ahead of here would leave out the events of every
+    /// step in between: the narration, Follow and the trace hash read them.
     pub fn go_to(&mut self, index: usize) {
         if index >= self.positions.len() || index == self.cursor {
             return;
         }
         let target = self.positions[index];
-        let snapshot = self.snapshots.iter().rev().find(|(i, _, _, _)| *i <= index);
+        let saved = self.snapshots.iter().rev().find(|s| s.index <= index);
         let mut applied = self.positions[self.cursor].commands;
-        match snapshot {
-            Some((i, snap, commands, checker)) if index < self.cursor || *i > self.cursor => {
-                self.sim.restore(snap);
-                self.checker = checker.clone();
-                applied = *commands;
+        match saved {
+            Some(saved) if index < self.cursor => {
+                self.sim.restore(&saved.snapshot);
+                self.checker = saved.checker.clone();
+                self.classifier = saved.classifier.clone();
+                self.tags.truncate(self.sim.trace().len());
+                applied = saved.commands;
             }
             _ => {}
         }
@@ -341,6 +429,125 @@ impl Session {
     /// What the last step did, to narrate.
     pub fn last_step_trace(&self) -> &[TraceEvent] {
         self.sim.trace_of_step(self.sim.steps())
+    }
+
+    /// Whether the position at `index` is in `focus`: one of its events is,
+    /// or it is a user command's.
+    pub fn in_focus(&self, index: usize, focus: Focus) -> bool {
+        self.marks.get(index).is_some_and(|m| m.command || focus.wants(m.interest))
+    }
+
+    /// The union of the interests of the events of the position at `index`.
+    pub fn position_interest(&self, index: usize) -> Option<Interest> {
+        self.marks.get(index).map(|m| m.interest)
+    }
+
+    /// The simulated time of the position at `index`.
+    pub fn position_time_ms(&self, index: usize) -> Option<u64> {
+        self.marks.get(index).map(|m| m.time_ms)
+    }
+
+    /// The background of the position at `index`: its dominant kind and
+    /// the simulated time since the position before it. None when it holds
+    /// no background event.
+    pub fn position_background(&self, index: usize) -> Option<(BackgroundKind, u64)> {
+        let mark = self.marks.get(index)?;
+        let before = index.checked_sub(1).map_or(mark.time_ms, |i| self.marks[i].time_ms);
+        mark.background.map(|kind| (kind, mark.time_ms - before))
+    }
+
+    /// The background of the current position.
+    pub fn background(&self) -> Option<(BackgroundKind, u64)> {
+        self.position_background(self.cursor)
+    }
+
+    /// The events of the position at `index` (every simulation step folded
+    /// into it), each with its tag, to narrate. Only positions up to the
+    /// current one have their events in the trace; None for later ones.
+    pub fn position_events_at(&self, index: usize) -> Option<(&[TraceEvent], &[Tag])> {
+        if index > self.cursor {
+            return None;
+        }
+        let trace = self.sim.trace();
+        let end = self.positions[index].steps;
+        let start = index.checked_sub(1).map_or(0, |i| self.positions[i].steps);
+        let first = trace.partition_point(|e| e.step <= start);
+        let last = trace.partition_point(|e| e.step <= end);
+        Some((&trace[first..last], &self.tags[first..last]))
+    }
+
+    /// The current position's events, each with its tag.
+    pub fn position_events(&self) -> (&[TraceEvent], &[Tag]) {
+        self.position_events_at(self.cursor).expect("the cursor is on the timeline")
+    }
+
+    /// When the next position happens: known exactly in the recorded
+    /// future; else the next event's time, the earliest the next step can
+    /// land (a timer with nothing to do is folded into it).
+    pub fn next_position_ms(&self) -> Option<u64> {
+        match self.marks.get(self.cursor + 1) {
+            Some(m) => Some(m.time_ms),
+            None => self.sim.next_event_ms(),
+        }
+    }
+
+    /// Whether a Step has anything to do: a recorded future or a pending
+    /// event.
+    pub fn can_step(&self) -> bool {
+        self.cursor + 1 < self.positions.len() || self.sim.has_pending()
+    }
+
+    /// Steps to the next position in `focus` (through the recorded future
+    /// first, as [`Session::step`] does), looking at most
+    /// [`FOCUS_WINDOW_MS`] of simulated time ahead. When nothing in focus
+    /// comes that soon, the session goes back and takes one ordinary step
+    /// instead (also after [`FOCUS_POSITION_LIMIT`] positions), so Step
+    /// always moves; the positions it looked through stay on the timeline
+    /// as its future.
+    pub fn step_focus(&mut self, focus: Focus) -> StepReport {
+        let (start, from_ms) = (self.cursor, self.sim.now_ms());
+        let until = from_ms + FOCUS_WINDOW_MS;
+        let mut passed = BackgroundTally::default();
+        let mut positions = 0;
+        // The window is judged by the time of the position a step lands on,
+        // which the recorded future knows too, so a second pass over the
+        // same stretch stops exactly where the first did.
+        while positions < FOCUS_POSITION_LIMIT && self.step() {
+            positions += 1;
+            let mark = self.marks[self.cursor];
+            if mark.time_ms > until {
+                break;
+            }
+            if self.in_focus(self.cursor, focus) {
+                return StepReport { moved: true, found: true, positions, simulated_ms: mark.time_ms - from_ms, passed };
+            }
+            if let Some(kind) = mark.background {
+                passed.add(kind);
+            }
+        }
+        self.go_to(start);
+        let moved = self.step();
+        let mut passed = BackgroundTally::default();
+        if let Some(kind) = self.marks[self.cursor].background.filter(|_| moved) {
+            passed.add(kind);
+        }
+        let simulated_ms = self.sim.now_ms() - from_ms;
+        StepReport { moved, found: false, positions: u32::from(moved), simulated_ms, passed }
+    }
+
+    /// Goes back to the previous position in `focus` (or a command's, or
+    /// the start): the undo of one [`Session::step_focus`]. False at the
+    /// start.
+    pub fn step_back_focus(&mut self, focus: Focus) -> bool {
+        if self.cursor == 0 {
+            return false;
+        }
+        let mut index = self.cursor - 1;
+        while index > 0 && !self.in_focus(index, focus) {
+            index -= 1;
+        }
+        self.go_to(index);
+        true
     }
 }
 
@@ -387,7 +594,7 @@ impl Default for Session {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// The default cluster at step 0, before its boot.
@@ -408,7 +615,7 @@ mod tests {
         assert!(s.view().quorum.unwrap().active.is_none(), "at step 0 nobody has been elected");
     }
 
-    fn produce() -> Command {
+    pub(crate) fn produce() -> Command {
         Command::Produce {
             client: 0,
             topic: "orders".into(),
@@ -482,6 +689,24 @@ mod tests {
     }
 
     #[test]
+    fn stepping_or_jumping_forward_past_a_snapshot_keeps_every_trace_event() {
+        let mut s = fresh();
+        for _ in 0..(3 * SNAPSHOT_EVERY) {
+            s.step();
+        }
+        let (end, trace) = (s.timeline_index(), s.sim().trace().to_vec());
+        // One Step back over a snapshot's position, then forward onto it.
+        s.go_to(2 * SNAPSHOT_EVERY - 1);
+        assert!(s.step());
+        assert_eq!(s.sim().trace(), &trace[..s.sim().trace().len()]);
+        assert!(!s.last_step_trace().is_empty(), "the snapshot's own position has its events");
+        // A jump from the start to the end, over every snapshot.
+        s.go_to(0);
+        s.go_to(end);
+        assert_eq!(s.sim().trace(), &trace[..], "the whole trace, none of it skipped");
+    }
+
+    #[test]
     fn a_command_after_stepping_back_replaces_the_future() {
         let mut s = fresh();
         for _ in 0..10 {
@@ -517,17 +742,16 @@ mod tests {
         s
     }
 
+    /// The session rebuilt from its action log, as a share link does.
+    fn replayed(s: &Session) -> Session {
+        Session::replay(s.sim().config().clone(), s.sim().seed(), s.all_commands(), s.end_steps(), s.timeline_index())
+            .unwrap()
+    }
+
     #[test]
     fn a_replayed_log_is_the_same_timeline_at_the_same_position() {
         let s = a_winding_session();
-        let r = Session::replay(
-            s.sim().config().clone(),
-            s.sim().seed(),
-            s.all_commands(),
-            s.end_steps(),
-            s.timeline_index(),
-        )
-        .unwrap();
+        let r = replayed(&s);
         assert_eq!(r.view(), s.view());
         assert_eq!(r.sim().trace_hash(), s.sim().trace_hash());
         assert_eq!((r.timeline_len(), r.timeline_index()), (s.timeline_len(), s.timeline_index()));
@@ -537,6 +761,97 @@ mod tests {
         a.go_to(a.timeline_len() - 1);
         b.go_to(b.timeline_len() - 1);
         assert_eq!(a.view(), b.view());
+    }
+
+    /// Every position's tags, interest and background, read by walking the
+    /// timeline from the start one Step at a time.
+    fn focus_marks(s: &mut Session) -> Vec<(Vec<Tag>, Option<Interest>, Option<(BackgroundKind, u64)>)> {
+        let mut out = Vec::new();
+        for i in 0..s.timeline_len() {
+            s.go_to(i);
+            out.push((s.position_events().1.to_vec(), s.position_interest(i), s.background()));
+        }
+        out
+    }
+
+    #[test]
+    fn the_focus_is_the_same_after_stepping_a_jump_or_a_replay() {
+        let mut s = a_winding_session();
+        s.go_to(s.timeline_len() - 1);
+        // While recording: each position's tags as the steps were classified.
+        let mut recorded = Vec::new();
+        let mut walk = a_winding_session();
+        walk.go_to(0);
+        loop {
+            let i = walk.timeline_index();
+            recorded.push((walk.position_events().1.to_vec(), walk.position_interest(i), walk.background()));
+            if !walk.step() || walk.timeline_index() >= s.timeline_len() {
+                break;
+            }
+        }
+        let jumped = {
+            // Far jumps first, so each position is reached from a snapshot.
+            let mut j = s.clone();
+            j.go_to(0);
+            j.go_to(j.timeline_len() - 1);
+            focus_marks(&mut j)
+        };
+        assert_eq!(jumped.len(), s.timeline_len());
+        assert_eq!(&jumped[..recorded.len()], &recorded[..]);
+        assert!(jumped.iter().any(|(_, i, _)| i.is_some_and(|i| i.contains(Interest::MINE))), "the produces are the learner's");
+        assert_eq!(focus_marks(&mut replayed(&s)), jumped);
+    }
+
+    #[test]
+    fn a_focused_step_in_a_quiet_cluster_takes_one_ordinary_step_and_says_so() {
+        let mut s = Session::default();
+        let start = s.timeline_index();
+        let report = s.step_focus(Focus::Mine);
+        assert!(report.moved && !report.found, "nothing of the learner's happens in a quiet cluster: {report:?}");
+        assert_eq!((report.positions, s.timeline_index()), (1, start + 1));
+        assert!(s.timeline_len() > start + 1_000, "it looked through a minute of background, kept as the future");
+        assert!(report.passed.dominant().is_some(), "the one step was background");
+        // The same again through the recorded future.
+        let again = s.step_focus(Focus::Mine);
+        assert_eq!((again.found, s.timeline_index()), (false, start + 2));
+        // Everything is in the everything focus: an ordinary Step.
+        let report = s.step_focus(Focus::Everything);
+        assert_eq!((report.found, report.positions, s.timeline_index()), (true, 1, start + 3));
+        // A command's position is in every focus.
+        s.command(produce()).unwrap();
+        let command = s.timeline_index();
+        assert!(Focus::ALL.iter().all(|f| s.in_focus(command, *f)));
+        assert!(s.step_focus(Focus::Mine).found);
+        assert!(s.step_back_focus(Focus::Mine));
+        assert_eq!(s.timeline_index(), command);
+    }
+
+    #[test]
+    fn a_focused_step_back_at_the_start_does_nothing() {
+        let mut s = fresh();
+        assert!(!s.step_back_focus(Focus::Mine));
+        s.step_many(40);
+        let mut from = s.timeline_index();
+        while s.step_back_focus(Focus::Mine) {
+            let at = s.timeline_index();
+            assert!(at < from && (at == 0 || s.in_focus(at, Focus::Mine)));
+            assert!((at + 1..from).all(|i| !s.in_focus(i, Focus::Mine)), "it stops at the first in focus");
+            from = at;
+        }
+        assert_eq!(s.timeline_index(), 0, "and ends at the start");
+    }
+
+    #[test]
+    fn a_quiet_stretch_says_how_long_its_background_ran() {
+        let mut s = Session::default();
+        let start_ms = s.sim().now_ms();
+        let mut total = 0;
+        for _ in 0..200 {
+            s.step();
+            let (_, ms) = s.background().expect("background only");
+            total += ms;
+        }
+        assert_eq!(total, s.sim().now_ms() - start_ms, "each position covers the time since the one before");
     }
 
     #[test]
