@@ -241,6 +241,14 @@ pub struct Texts {
     pub share_intro: &'static str,
     pub first_hint: &'static str,
     pub all_calm: &'static str,
+    pub purgatory_clock_hint: &'static str,
+    pub purgatory_details: &'static str,
+    pub quorum_short: &'static str,
+    pub segments_short: &'static str,
+    pub welcome: &'static str,
+    pub speed_hint: &'static str,
+    pub focus: &'static str,
+    pub focus_hint: &'static str,
 }
 
 pub static EN: Texts = Texts {
@@ -435,6 +443,14 @@ pub static EN: Texts = Texts {
     share_intro: "A share link holds the whole run: the setup, the seed, every action and the step shown. Opening it replays the same run, step for step.",
     first_hint: "Produce a record, then Step; or kill a broker and press Play.",
     all_calm: "The cluster is healthy: every partition has a live leader and the controller quorum has an active controller.",
+    speed_hint: "Simulated time per real second. Where only background work runs, Play skips ahead faster and says so; it slows again when something you follow happens.",
+    focus: "Focus",
+    focus_hint: "What Step stops at and the narration tells in full. My requests: your records and fetches, what they wait on, and the changes anyone should see (fencing, elections).",
+    quorum_short: "Quorum",
+    segments_short: "Segments",
+    welcome: "This is a running Kafka 4 cluster: three KRaft controllers on top (the teal one is the active controller), three brokers in the middle, and clients below. Under the map is the inside of one broker, stage by stage. Produce a record and press Step to walk it through, or pick a broker on the map, kill it, and press Play to watch the cluster recover.",
+    purgatory_clock_hint: "The soonest deadline in purgatory: a delayed produce gives up after its request's timeout, a delayed fetch answers with what it has after fetch.max.wait.ms (replica.fetch.wait.max.ms for a follower).",
+    purgatory_details: "What waits in purgatory, and its timing wheel",
 };
 
 pub static KO: Texts = Texts {
@@ -629,6 +645,14 @@ pub static KO: Texts = Texts {
     share_intro: "공유 링크에는 실행 전체가 담깁니다: 설정, 시드, 모든 동작, 보고 있던 단계. 링크를 열면 같은 실행이 단계마다 똑같이 다시 재생됩니다.",
     first_hint: "레코드를 프로듀스한 뒤 한 단계씩 넘겨 보세요. 아니면 브로커를 죽이고 재생을 눌러 보세요.",
     all_calm: "클러스터가 건강합니다: 모든 파티션에 살아 있는 리더가 있고, 컨트롤러 쿼럼에는 액티브 컨트롤러가 있습니다.",
+    speed_hint: "실제 1초 동안 흐르는 시뮬레이션 시간입니다. 백그라운드 작업만 있을 때는 재생이 더 빨리 건너뛰며 그렇다고 알려 주고, 따라가는 일이 생기면 다시 느려집니다.",
+    focus: "초점",
+    focus_hint: "한 단계가 멈추고 설명이 자세히 들려주는 대상입니다. 내 요청: 내가 보낸 레코드와 페치, 그것들이 기다리는 일, 그리고 누구나 봐야 할 변화(펜싱, 선거).",
+    quorum_short: "쿼럼",
+    segments_short: "세그먼트",
+    welcome: "지금 돌아가는 Kafka 4 클러스터입니다. 위에는 KRaft 컨트롤러 셋(청록색이 액티브 컨트롤러), 가운데는 브로커 셋, 아래는 클라이언트가 있습니다. 지도 아래에는 브로커 하나의 내부가 단계별로 보입니다. 레코드를 프로듀스하고 한 단계씩 넘기며 따라가 보거나, 지도에서 브로커를 골라 죽이고 재생을 눌러 클러스터가 회복하는 모습을 지켜보세요.",
+    purgatory_clock_hint: "퍼거토리에서 가장 가까운 마감: 지연된 프로듀스는 요청의 타임아웃이 지나면 포기하고, 지연된 페치는 fetch.max.wait.ms(팔로워는 replica.fetch.wait.max.ms)가 지나면 가진 것으로 답합니다.",
+    purgatory_details: "퍼거토리에서 기다리는 것과 타이밍 휠",
 };
 
 // ---------------------------------------------------------------------------
@@ -1010,25 +1034,25 @@ pub fn header_error(lang: Lang, e: &super::forms::HeaderError) -> String {
 /// A duration a person reads at a glance: "350 ms", "4.2 s", "1 min 5 s".
 pub fn duration(lang: Lang, ms: u64) -> String {
     let (s, min) = match lang {
-        Lang::En => ("s", "min"),
+        Lang::En => (" s", " min"),
         Lang::Ko => ("초", "분"),
     };
     if ms < 1_000 {
         format!("{ms} ms")
     } else if ms < 60_000 {
-        format!("{}.{} {s}", ms / 1_000, ms % 1_000 / 100)
+        format!("{}.{}{s}", ms / 1_000, ms % 1_000 / 100)
     } else {
-        format!("{} {min} {} {s}", ms / 60_000, ms % 60_000 / 1_000)
+        format!("{}{min} {}{s}", ms / 60_000, ms % 60_000 / 1_000)
     }
 }
 
 /// The simulated clock: seconds with milliseconds, "12.345 s".
 pub fn clock(lang: Lang, ms: u64) -> String {
     let unit = match lang {
-        Lang::En => "s",
+        Lang::En => " s",
         Lang::Ko => "초",
     };
-    format!("{}.{:03} {unit}", ms / 1_000, ms % 1_000)
+    format!("{}.{:03}{unit}", ms / 1_000, ms % 1_000)
 }
 
 /// What a broker leads, for the stage's picked-node line.
@@ -1089,5 +1113,90 @@ pub fn votes_line(lang: Lang, granted: &[u32], rejected: &[u32], majority: u32) 
             granted.len(),
             if rejected.is_empty() { String::new() } else { format!(", 거절: {}", super::story::number_list(rejected)) }
         ),
+    }
+}
+
+/// A speed as the transport bar writes it: "0.01×", "1×", "30×".
+pub fn speed_label(speed: f64) -> String {
+    if speed >= 1.0 {
+        format!("{speed:.0}×")
+    } else {
+        let text = format!("{speed:.2}");
+        format!("{}×", text.trim_end_matches('0'))
+    }
+}
+
+/// What a focus follows, for its choice in the transport bar.
+pub fn focus_name(lang: Lang, focus: super::focus::Focus) -> &'static str {
+    use super::focus::Focus as F;
+    match (lang, focus) {
+        (Lang::En, F::Mine) => "My requests",
+        (Lang::En, F::DataPlane) => "Data plane",
+        (Lang::En, F::ControlPlane) => "Control plane",
+        (Lang::En, F::Everything) => "Everything",
+        (Lang::Ko, F::Mine) => "내 요청",
+        (Lang::Ko, F::DataPlane) => "데이터 플레인",
+        (Lang::Ko, F::ControlPlane) => "컨트롤 플레인",
+        (Lang::Ko, F::Everything) => "모든 일",
+    }
+}
+
+/// A kind of background work, as "skipping 6.8 s of …" ends.
+pub fn background_name(lang: Lang, kind: super::focus::BackgroundKind) -> &'static str {
+    use super::focus::BackgroundKind as B;
+    match (lang, kind) {
+        (Lang::En, B::Heartbeats) => "heartbeats",
+        (Lang::En, B::QuorumFetches) => "quorum fetches",
+        (Lang::En, B::MetadataFetches) => "metadata fetches",
+        (Lang::En, B::IdleReplicaFetches) => "idle replica fetches",
+        (Lang::En, B::Other) => "background work",
+        (Lang::Ko, B::Heartbeats) => "하트비트",
+        (Lang::Ko, B::QuorumFetches) => "쿼럼 페치",
+        (Lang::Ko, B::MetadataFetches) => "메타데이터 페치",
+        (Lang::Ko, B::IdleReplicaFetches) => "한가한 복제 페치",
+        (Lang::Ko, B::Other) => "백그라운드 작업",
+    }
+}
+
+/// What Play is doing, for the line on the stage: "Skipping 6.8 s of
+/// heartbeats (×16)".
+pub fn play_status(lang: Lang, showing: &super::player::Showing, rate: f64, speed: f64) -> Option<String> {
+    use super::player::Showing;
+    match showing {
+        Showing::Skipping { skipped_ms, kind } => {
+            let factor = (rate / speed.max(f64::MIN_POSITIVE)).round();
+            Some(match lang {
+                Lang::En => format!("Skipping {} of {} (×{factor})", duration(lang, *skipped_ms), background_name(lang, *kind)),
+                Lang::Ko => format!("{} {} 건너뛰는 중(×{factor})", background_name(lang, *kind), duration(lang, *skipped_ms)),
+            })
+        }
+        Showing::Watching | Showing::Holding => None,
+    }
+}
+
+/// What the last Step passed over on its way, or that nothing in focus came.
+pub fn step_report(lang: Lang, report: &super::session::StepReport, focus: super::focus::Focus) -> Option<String> {
+    let kinds: Vec<&str> = report.passed.kinds().map(|k| background_name(lang, k)).collect();
+    let kinds = super::story::prose_list(lang, &kinds.iter().map(|k| k.to_string()).collect::<Vec<_>>());
+    match (lang, report.found) {
+        (Lang::En, false) => Some(format!(
+            "Nothing in your focus ({}) happens in the next minute of simulated time, so Step took one ordinary step.",
+            focus_name(lang, focus)
+        )),
+        (Lang::Ko, false) => Some(format!(
+            "지금 초점({})에서는 앞으로 시뮬레이션 시간 1분 동안 아무 일도 없어서, 보통의 한 단계만 넘겼습니다.",
+            focus_name(lang, focus)
+        )),
+        (_, true) if report.positions <= 1 || kinds.is_empty() => None,
+        (Lang::En, true) => Some(format!(
+            "On the way, Step passed {} background step(s) ({} of {kinds}).",
+            report.positions - 1,
+            duration(lang, report.simulated_ms)
+        )),
+        (Lang::Ko, true) => Some(format!(
+            "오는 길에 백그라운드 {}단계를 건너뛰었습니다({} 동안의 {kinds}).",
+            report.positions - 1,
+            duration(lang, report.simulated_ms)
+        )),
     }
 }

@@ -51,7 +51,7 @@ pub enum Layout {
 /// The map's size in user units.
 pub fn map_size(layout: Layout) -> (f64, f64) {
     match layout {
-        Layout::Wide => (880.0, 222.0),
+        Layout::Wide => (880.0, 210.0),
         Layout::Narrow => (380.0, 236.0),
     }
 }
@@ -84,7 +84,7 @@ pub fn node_place(view: &ClusterView, node: NodeId, layout: Layout) -> Option<No
     let (width, _) = map_size(layout);
     let spread = |index: usize, count: usize| width * (index as f64 + 0.5) / count as f64;
     let (controller_y, broker_y, client_y) = match layout {
-        Layout::Wide => (36.0, 110.0, 194.0),
+        Layout::Wide => (30.0, 102.0, 178.0),
         Layout::Narrow => (30.0, 114.0, 208.0),
     };
     match node {
@@ -99,7 +99,7 @@ pub fn node_place(view: &ClusterView, node: NodeId, layout: Layout) -> Option<No
             let n = view.brokers.len();
             let slot = width / n as f64;
             let w = (slot - 12.0).min(match layout {
-                Layout::Wide => 190.0,
+                Layout::Wide => 226.0,
                 Layout::Narrow => 118.0,
             });
             let h = match layout {
@@ -173,7 +173,7 @@ pub enum Place {
 /// The pipeline's size in user units.
 pub fn pipeline_size(layout: Layout, io_threads: u32) -> (f64, f64) {
     match layout {
-        Layout::Wide => (880.0, 282.0),
+        Layout::Wide => (880.0, 268.0),
         Layout::Narrow => {
             let rows = narrow_rows(io_threads);
             (380.0, rows.iter().sum::<f64>() + (rows.len() - 1) as f64 * GAP + 8.0)
@@ -207,7 +207,7 @@ pub fn pipeline_places(layout: Layout, network_threads: u32, io_threads: u32) ->
         Layout::Wide => {
             let (col_w, top) = (132.0, 6.0);
             let col = |i: u32| 8.0 + f64::from(i) * (col_w + 14.0);
-            let row_h = 104.0;
+            let row_h = 94.0;
             let (row1, row2) = (top, top + row_h + GAP);
             let span = 2.0 * row_h + GAP;
             out.push((Place::SocketReceiveBuffer, Rect::new(col(0), row1, col_w, row_h)));
@@ -220,8 +220,8 @@ pub fn pipeline_places(layout: Layout, network_threads: u32, io_threads: u32) ->
             out.push((Place::LogRead, Rect::new(col(4), row2, col_w, row_h)));
             out.push((Place::Purgatory, Rect::new(col(5), top, col_w, span)));
             let strip = top + span + GAP;
-            out.push((Place::ReplicaFetchers, Rect::new(col(0), strip, 3.0 * col_w + 28.0, 52.0)));
-            out.push((Place::Logs, Rect::new(col(3), strip, 3.0 * col_w + 28.0, 52.0)));
+            out.push((Place::ReplicaFetchers, Rect::new(col(0), strip, 3.0 * col_w + 28.0, 56.0)));
+            out.push((Place::Logs, Rect::new(col(3), strip, 3.0 * col_w + 28.0, 56.0)));
         }
         Layout::Narrow => {
             let rows = narrow_rows(io);

@@ -2,6 +2,7 @@
 //! learner's language, each marked as what the learner follows or as
 //! background the page draws faintly.
 
+use super::focus::{Focus, Tag};
 use super::i18n::Lang;
 use crate::sim::trace::{TraceEvent, WaitReason};
 
@@ -30,7 +31,15 @@ pub fn describe_wait(lang: Lang, wait: &WaitReason) -> String {
     }
 }
 
-/// The lines for a position's events.
-pub fn lines(lang: Lang, events: &[TraceEvent]) -> Vec<NarrationLine> {
-    events.iter().map(|e| NarrationLine { text: sentence(lang, e), background: false }).collect()
+/// The lines for a position's events, each marked by whether `focus`
+/// follows it.
+pub fn lines(lang: Lang, events: &[TraceEvent], tags: &[Tag], focus: Focus) -> Vec<NarrationLine> {
+    events
+        .iter()
+        .enumerate()
+        .map(|(i, e)| NarrationLine {
+            text: sentence(lang, e),
+            background: tags.get(i).is_some_and(|t| !focus.wants(t.interest)),
+        })
+        .collect()
 }

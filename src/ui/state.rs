@@ -7,7 +7,10 @@
 //! by effects in `ui::hooks`, which watch the fields this module sets. That
 //! keeps every action testable natively, and the page's state in one place.
 
+use super::focus::Focus;
 use super::follow;
+use super::player::{Frame, Player, MAX_POSITIONS_PER_FRAME};
+use super::session::StepReport;
 use super::i18n::Lang;
 use super::session::{Session, MAX_REPLAY_COMMANDS, MAX_REPLAY_STEPS};
 use super::setup::{Setup, SetupError};
@@ -19,12 +22,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use yew::prelude::*;
 
-/// Steps per second while playing, on a log scale: each notch is about
-/// 1.8 times the one before.
-pub const SPEEDS: [u32; 13] = [1, 2, 3, 6, 10, 18, 32, 56, 100, 178, 316, 562, 1000];
-
-/// The speed a page opens with.
-pub const DEFAULT_SPEED: usize = 4;
+pub use super::player::{DEFAULT_SPEED, SPEEDS};
 
 /// How far ahead in simulated time "Next controller event" looks: longer
 /// than broker.session.timeout.ms and any election, so nothing pending is
@@ -167,7 +165,7 @@ pub struct AppState {
     /// Next hop ran out of steps without the request moving.
     pub follow_stalled: bool,
     pub playing: bool,
-    /// An index into [`SPEEDS`].
+    /// An index into [`SPEEDS`] (simulated time per real second).
     pub speed: usize,
     pub lang: Lang,
     /// The theme the learner chose on this browser; None follows the system.
@@ -183,28 +181,14 @@ pub struct AppState {
     /// The first hint has done its job: the learner produced, stepped,
     /// played or acted on a node.
     pub hint_used: bool,
-    pub pacer: Pacer,
-}
-
-/// Paces play by animation frames: each frame takes the steps the speed
-/// owes for the time since the last one, carrying fractions over, so the
-/// page renders at most once per frame and always at its start.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Pacer {
-    carry: f64,
-}
-
-/// A frame later than this (a busy or hidden page) is not caught up: the
-/// simulation slows rather than jumping ahead in one burst.
-const MAX_FRAME_GAP_MS: f64 = 100.0;
-
-impl Pacer {
-    pub fn steps_for(&mut self, steps_per_second: u32, elapsed_ms: f64) -> u32 {
-        let due = self.carry + f64::from(steps_per_second) * elapsed_ms.clamp(0.0, MAX_FRAME_GAP_MS) / 1000.0;
-        let steps = due.floor();
-        self.carry = due - steps;
-        steps as u32
-    }
+    /// What Step, Step back, Play and the narration follow.
+    pub focus: Focus,
+    pub player: Player,
+    /// The last frame of play: what it showed and the clock it reached.
+    /// None when the last action was not a frame of play.
+    pub frame: Option<Frame>,
+    /// What the last Step passed over, or that nothing in focus came.
+    pub last_step: Option<StepReport>,
 }
 
 impl AppState {
@@ -234,7 +218,10 @@ impl AppState {
             details: DetailsTab::default(),
             details_jumps: 0,
             hint_used: opening.hint_used,
-            pacer: Pacer::default(),
+            focus: Focus::default(),
+            player: Player::default(),
+            frame: None,
+            last_step: None,
         };
         if let Some(f) = opening.fragment.filter(|f| share::is_link(f)) {
             let (session, setup, link_error, fragment) = open_link(&f);
@@ -246,6 +233,13 @@ impl AppState {
             state.fragment = fragment;
         }
         state
+    }
+
+    /// The simulated time to draw: while playing, the clock the player
+    /// reached (it runs on between events); otherwise the position's.
+    pub fn display_ms(&self) -> f64 {
+        let now = self.session.borrow().sim().now_ms() as f64;
+        self.frame.map_or(now, |f| f.display_ms.max(now))
     }
 
     /// The theme drawn.
@@ -330,6 +324,8 @@ pub enum Action {
     Select(Selection),
     /// Show a tab of the details (and scroll to it when `jump`).
     ShowDetails { tab: DetailsTab, jump: bool },
+    /// Choose what Step and the narration follow.
+    SetFocus(Focus),
 }
 
 impl Action {
@@ -349,6 +345,12 @@ impl Reducible for AppState {
         let mut next = (*self).clone();
         next.version += 1;
         next.error = None;
+        if !matches!(action, Action::Frame(_)) {
+            next.frame = None;
+        }
+        if !matches!(action, Action::Step) {
+            next.last_step = None;
+        }
         if action.uses_the_hint() {
             next.hint_used = true;
         }
@@ -363,22 +365,26 @@ impl AppState {
     fn apply(&mut self, action: Action) -> Result<(), String> {
         match action {
             Action::Step => {
-                self.session.borrow_mut().step();
+                self.playing = false;
+                self.last_step = Some(self.session.borrow_mut().step_focus(self.focus));
             }
             Action::StepBack => {
                 self.playing = false;
-                self.session.borrow_mut().step_back();
+                self.session.borrow_mut().step_back_focus(self.focus);
             }
-            Action::Play => self.playing = self.session.borrow().sim().has_pending(),
+            Action::Play => self.playing = self.session.borrow().can_step(),
             Action::Pause => self.playing = false,
-            Action::TogglePlay => self.playing = !self.playing && self.session.borrow().sim().has_pending(),
+            Action::TogglePlay => self.playing = !self.playing && self.session.borrow().can_step(),
+            Action::SetFocus(focus) => self.focus = focus,
             Action::SetSpeed(s) => self.speed = s.min(SPEEDS.len() - 1),
             Action::Frame(elapsed_ms) => {
                 if self.playing {
-                    let steps = self.pacer.steps_for(SPEEDS[self.speed], elapsed_ms);
-                    if self.session.borrow_mut().step_many(steps) < steps {
+                    let speed = SPEEDS[self.speed];
+                    let frame = self.player.frame(&mut self.session.borrow_mut(), self.focus, speed, elapsed_ms, MAX_POSITIONS_PER_FRAME);
+                    if frame.ended {
                         self.playing = false;
                     }
+                    self.frame = Some(frame);
                 }
             }
             Action::ToggleLanguage => self.lang = self.lang.other(),
@@ -583,21 +589,6 @@ mod tests {
         assert_eq!((s.details, s.details_jumps), (DetailsTab::Alarms, 1));
         let s = reduce(s, Action::ShowDetails { tab: DetailsTab::Quorum, jump: false });
         assert_eq!((s.details, s.details_jumps), (DetailsTab::Quorum, 1));
-    }
-
-    #[test]
-    fn the_pacer_takes_the_steps_a_speed_owes_per_frame() {
-        let mut p = Pacer::default();
-        // 1000 steps/s at 60 frames/s: 16 or 17 a frame, 1000 a second.
-        let total: u32 = (0..60).map(|_| p.steps_for(1000, 1000.0 / 60.0)).sum();
-        assert!((999..=1000).contains(&total), "{total}");
-        // 1 step/s: one step once a second has passed, none before.
-        let mut slow = Pacer::default();
-        let steps: Vec<u32> = (0..61).map(|_| slow.steps_for(1, 1000.0 / 60.0)).collect();
-        assert_eq!(steps.iter().sum::<u32>(), 1);
-        assert_eq!(steps.iter().position(|s| *s == 1), Some(59));
-        // A long gap (a hidden page) is not caught up in one burst.
-        assert_eq!(Pacer::default().steps_for(1000, 5_000.0), 100);
     }
 
     #[test]

@@ -5,25 +5,38 @@
 
 use super::i18n::Lang;
 use crate::sim::raft::state::RaftRole;
+use crate::sim::ids::NodeId;
+use crate::sim::trace::WaitReason;
 use crate::sim::view::{BrokerStatus, ClusterView};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Situation {
-    /// A broker is down, yet the committed metadata still names it leader of
-    /// these partitions: the controller has not fenced it yet.
+    /// A broker that cannot heartbeat (down, cut off, or silent too long):
+    /// the active controller fences it when its session runs out. `leads`
+    /// are the partitions the metadata still names it leader of.
+    Fencing { broker: u32, in_ms: u64, leads: Vec<String> },
+    /// Fenced, yet the committed metadata still names it leader of these
+    /// partitions: the active controller is choosing new leaders from the
+    /// ISR, and they take over once the quorum commits the change.
+    Electing { broker: u32, partitions: Vec<String> },
+    /// Down and still named leader, with no active controller to fence it:
+    /// the metadata is frozen.
     DeadLeader { broker: u32, partitions: Vec<String> },
     /// Partitions with no leader at all: every replica of the ISR is down.
     Offline { partitions: Vec<String> },
-    /// No controller leads the quorum.
-    NoActiveController,
+    /// No controller leads the quorum; the voters' soonest timeout, if one
+    /// is running.
+    NoActiveController { election_in_ms: Option<u64> },
     /// Voters are asking for votes.
     Election { candidates: Vec<u32>, epoch: i32 },
     /// The network is cut.
     NetworkCut { cuts: usize },
+    /// One of the learner's own requests waits in a broker's purgatory.
+    Waiting { request: String, api: &'static str, broker: u32, wait: Option<WaitReason>, in_ms: u64 },
 }
 
-/// The situations in the view, most pressing first.
-pub fn situations(view: &ClusterView) -> Vec<Situation> {
+/// The situations in the view at `now_ms`, most pressing first.
+pub fn situations(view: &ClusterView, now_ms: f64) -> Vec<Situation> {
     let mut out = Vec::new();
     if let Some(q) = &view.quorum {
         let candidates: Vec<u32> = q
@@ -35,18 +48,31 @@ pub fn situations(view: &ClusterView) -> Vec<Situation> {
         if !candidates.is_empty() {
             out.push(Situation::Election { candidates, epoch: q.epoch });
         } else if q.active.is_none() {
-            out.push(Situation::NoActiveController);
+            let election_in_ms = q
+                .controllers
+                .iter()
+                .filter_map(|c| super::countdown::controller(view, c.id, now_ms))
+                .map(|c| c.remaining_ms)
+                .min();
+            out.push(Situation::NoActiveController { election_in_ms });
         }
     }
-    for b in view.brokers.iter().filter(|b| b.status == BrokerStatus::Stopped) {
-        let partitions: Vec<String> = view
+    let frozen = view.quorum.as_ref().is_some_and(|q| q.active.is_none());
+    for b in &view.brokers {
+        let leads: Vec<String> = view
             .partitions
             .iter()
             .filter(|p| p.leader == Some(b.id))
             .map(|p| format!("{}-{}", p.topic, p.partition))
             .collect();
-        if !partitions.is_empty() {
-            out.push(Situation::DeadLeader { broker: b.id, partitions });
+        if let Some(c) = super::countdown::broker_session(view, b.id, now_ms).filter(|c| c.running_down) {
+            out.push(Situation::Fencing { broker: b.id, in_ms: c.remaining_ms, leads });
+        } else if leads.is_empty() {
+            continue;
+        } else if b.status == BrokerStatus::Stopped && frozen {
+            out.push(Situation::DeadLeader { broker: b.id, partitions: leads });
+        } else if matches!(b.status, BrokerStatus::Stopped | BrokerStatus::Fenced) {
+            out.push(Situation::Electing { broker: b.id, partitions: leads });
         }
     }
     let offline: Vec<String> =
@@ -56,6 +82,19 @@ pub fn situations(view: &ClusterView) -> Vec<Situation> {
     }
     if !view.network_cuts.is_empty() {
         out.push(Situation::NetworkCut { cuts: view.network_cuts.len() });
+    }
+    for b in &view.brokers {
+        for op in b.purgatory.produce.iter().chain(b.purgatory.fetch.iter()) {
+            if matches!(op.token.request.client, NodeId::Client(_)) {
+                out.push(Situation::Waiting {
+                    request: op.token.request.to_string(),
+                    api: op.token.api.name(),
+                    broker: b.id,
+                    wait: op.waits.first().cloned(),
+                    in_ms: (op.deadline_ms as f64 - now_ms).max(0.0) as u64,
+                });
+            }
+        }
     }
     out
 }
@@ -82,13 +121,44 @@ pub fn number_list(ids: &[u32]) -> String {
 
 /// One situation in one sentence.
 pub fn sentence(lang: Lang, s: &Situation) -> String {
+    use super::i18n::duration;
+    use super::narrate_ko::{ga, neun};
     match (lang, s) {
+        (Lang::En, Situation::Fencing { broker, in_ms, leads }) => format!(
+            "Broker {broker} sends no heartbeat the active controller hears: fenced in {}{}.",
+            duration(lang, *in_ms),
+            if leads.is_empty() {
+                String::new()
+            } else {
+                format!(", and until then the metadata still names it leader of {}", prose_list(lang, leads))
+            }
+        ),
+        (Lang::Ko, Situation::Fencing { broker, in_ms, leads }) => format!(
+            "액티브 컨트롤러에게 {} 하트비트가 닿지 않습니다: {} 뒤 펜싱됩니다{}.",
+            format!("브로커 {broker}의"),
+            duration(lang, *in_ms),
+            if leads.is_empty() {
+                String::new()
+            } else {
+                format!(". 그때까지 메타데이터는 아직 이 브로커를 {}의 리더로 적고 있습니다", prose_list(lang, leads))
+            }
+        ),
+        (Lang::En, Situation::Electing { broker, partitions }) => format!(
+            "Broker {broker} is fenced: the active controller elects new leaders for {} from the ISR, and they take over once the quorum commits the change.",
+            prose_list(lang, partitions)
+        ),
+        (Lang::Ko, Situation::Electing { broker, partitions }) => format!(
+            "{} 펜싱되었습니다: 액티브 컨트롤러가 ISR에서 {}의 새 리더를 뽑고, 쿼럼이 그 변경을 커밋하면 새 리더가 넘겨받습니다.",
+            ga(format!("브로커 {broker}")),
+            prose_list(lang, partitions)
+        ),
         (Lang::En, Situation::DeadLeader { broker, partitions }) => format!(
-            "Broker {broker} is down, but the metadata still names it leader of {}: nothing moves until the active controller fences it after broker.session.timeout.ms without a heartbeat.",
+            "Broker {broker} is down, but the metadata still names it leader of {}: with no active controller, nobody can fence it or elect another leader.",
             prose_list(lang, partitions)
         ),
         (Lang::Ko, Situation::DeadLeader { broker, partitions }) => format!(
-            "브로커 {broker}는 멈췄지만 메타데이터는 아직 이 브로커를 {}의 리더로 적고 있습니다. 하트비트 없이 broker.session.timeout.ms가 지나 액티브 컨트롤러가 펜싱할 때까지 아무것도 바뀌지 않습니다.",
+            "{} 멈췄지만 메타데이터는 아직 이 브로커를 {}의 리더로 적고 있습니다. 액티브 컨트롤러가 없어 아무도 펜싱하거나 다른 리더를 뽑을 수 없습니다.",
+            neun(format!("브로커 {broker}")),
             prose_list(lang, partitions)
         ),
         (Lang::En, Situation::Offline { partitions }) => format!(
@@ -100,23 +170,49 @@ pub fn sentence(lang: Lang, s: &Situation) -> String {
             "{}에는 리더가 없습니다. 살아 있는 ISR 복제본이 없어 쓰지도 읽지도 못합니다.",
             prose_list(lang, partitions)
         ),
-        (Lang::En, Situation::NoActiveController) => {
-            "No active controller: the voters wait out their timeouts, then elect one; until then no metadata can change.".into()
-        }
-        (Lang::Ko, Situation::NoActiveController) => {
-            "액티브 컨트롤러가 없습니다. 투표자들이 타임아웃을 기다린 뒤 하나를 뽑으며, 그때까지 메타데이터는 바뀔 수 없습니다.".into()
-        }
+        (Lang::En, Situation::NoActiveController { election_in_ms }) => match election_in_ms {
+            Some(ms) => format!(
+                "No active controller: the voters' fetch timeout runs out in {}, then they elect one; until then no metadata can change.",
+                duration(lang, *ms)
+            ),
+            None => "No active controller: fewer than a majority of voters are up, so no metadata can change until one returns.".into(),
+        },
+        (Lang::Ko, Situation::NoActiveController { election_in_ms }) => match election_in_ms {
+            Some(ms) => format!(
+                "액티브 컨트롤러가 없습니다: {} 뒤 투표자들의 페치 타임아웃이 다하면 새로 뽑으며, 그때까지 메타데이터는 바뀔 수 없습니다.",
+                duration(lang, *ms)
+            ),
+            None => "액티브 컨트롤러가 없습니다: 살아 있는 투표자가 과반에 못 미쳐, 하나가 돌아올 때까지 메타데이터는 바뀔 수 없습니다.".into(),
+        },
         (Lang::En, Situation::Election { candidates, epoch }) => {
             let names: Vec<String> = candidates.iter().map(|c| format!("controller {c}")).collect();
-            format!("Election: {} {} for votes (epoch {epoch}).", prose_list(lang, &names), if candidates.len() == 1 { "asks" } else { "ask" })
+            format!(
+                "Election: {} {} the other voters for their votes (epoch {epoch}); a majority makes a new active controller.",
+                prose_list(lang, &names),
+                if candidates.len() == 1 { "asks" } else { "ask" }
+            )
         }
         (Lang::Ko, Situation::Election { candidates, epoch }) => {
             let names: Vec<String> = candidates.iter().map(|c| format!("컨트롤러 {c}")).collect();
-            format!("선거: {}가 표를 청합니다(에포크 {epoch}).", prose_list(lang, &names))
+            format!(
+                "선거: {} 다른 투표자들에게 표를 청합니다(에포크 {epoch}). 과반을 얻으면 새 액티브 컨트롤러가 됩니다.",
+                ga(prose_list(lang, &names))
+            )
         }
         (Lang::En, Situation::NetworkCut { cuts }) => format!(
             "The network is cut in {cuts} place{}: messages across a cut are lost, and each side notices only by its timeouts.",
             if *cuts == 1 { "" } else { "s" }
+        ),
+        (Lang::En, Situation::Waiting { request, api, broker, wait, in_ms }) => format!(
+            "Your {api} {request} waits in broker {broker}'s purgatory{}; it is answered when that happens, or after {} at the latest.",
+            wait.as_ref().map(|w| format!(", {}", super::narration::describe_wait(lang, w))).unwrap_or_default(),
+            duration(lang, *in_ms)
+        ),
+        (Lang::Ko, Situation::Waiting { request, api, broker, wait, in_ms }) => format!(
+            "내 {} 브로커 {broker}의 퍼거토리에서 기다립니다{}. 그 일이 일어나면, 늦어도 {} 뒤에는 답을 받습니다.",
+            ga(format!("{api} {request}")),
+            wait.as_ref().map(|w| format!("({})", super::narration::describe_wait(lang, w))).unwrap_or_default(),
+            duration(lang, *in_ms)
         ),
         (Lang::Ko, Situation::NetworkCut { cuts }) => {
             format!("네트워크가 {cuts}곳에서 끊겼습니다. 끊긴 곳을 건너는 메시지는 사라지고, 양쪽은 타임아웃으로만 알아챕니다.")
@@ -130,24 +226,36 @@ mod tests {
     use crate::sim::simulation::Command;
     use crate::ui::session::Session;
 
+    fn now(s: &Session) -> f64 {
+        s.sim().now_ms() as f64
+    }
+
     #[test]
-    fn a_killed_leader_is_a_dead_leader_until_it_is_fenced() {
+    fn a_killed_leader_counts_down_to_its_fence_then_its_partitions_are_elected() {
         let mut s = Session::default();
-        assert!(situations(&s.view()).is_empty(), "a booted cluster is calm");
+        assert!(situations(&s.view(), now(&s)).is_empty(), "a booted cluster is calm");
         let leader = s.view().partition("orders", 0).unwrap().leader.unwrap();
         s.command_now(Command::KillBroker { broker: leader }).unwrap();
-        let now = situations(&s.view());
-        assert!(matches!(&now[..], [Situation::DeadLeader { broker, partitions }] if *broker == leader && partitions.contains(&"orders-0".to_string())), "{now:?}");
+        let first = situations(&s.view(), now(&s));
+        let in_ms = match &first[..] {
+            [Situation::Fencing { broker, in_ms, leads }] if *broker == leader && leads.contains(&"orders-0".to_string()) => *in_ms,
+            other => panic!("{other:?}"),
+        };
+        assert!(in_ms > 5_000 && in_ms <= 9_000, "{in_ms}");
         let expired = |e: &crate::sim::trace::TraceEvent| matches!(e.kind, crate::sim::trace::TraceKind::BrokerSessionExpired { .. });
         assert!(s.seek(60_000, expired));
-        // The fence and the new leaders commit; then the dead broker leads nothing.
-        for _ in 0..2_000 {
-            if !situations(&s.view()).iter().any(|x| matches!(x, Situation::DeadLeader { .. })) {
+        let mut saw_electing = false;
+        for _ in 0..5_000 {
+            let now_is = situations(&s.view(), now(&s));
+            saw_electing |= now_is.iter().any(|x| matches!(x, Situation::Electing { broker, .. } if *broker == leader));
+            if !now_is.iter().any(|x| matches!(x, Situation::Electing { .. } | Situation::Fencing { .. })) {
                 break;
             }
             s.step();
         }
-        assert!(!situations(&s.view()).iter().any(|x| matches!(x, Situation::DeadLeader { .. })));
+        assert!(saw_electing, "between the fence and the commit the partitions are being elected");
+        assert!(situations(&s.view(), now(&s)).is_empty(), "{:?}", situations(&s.view(), now(&s)));
+        assert_ne!(s.view().partition("orders", 0).unwrap().leader, Some(leader));
     }
 
     #[test]
@@ -155,12 +263,11 @@ mod tests {
         let mut s = Session::default();
         let active = s.view().quorum.unwrap().active.unwrap();
         s.command_now(Command::KillController { controller: active }).unwrap();
-        assert_eq!(situations(&s.view()), vec![Situation::NoActiveController]);
+        assert!(matches!(situations(&s.view(), now(&s))[..], [Situation::NoActiveController { election_in_ms: Some(_) }]));
         let mut saw_election = false;
         for _ in 0..20_000 {
             s.step();
-            let now = situations(&s.view());
-            saw_election |= now.iter().any(|x| matches!(x, Situation::Election { .. }));
+            saw_election |= situations(&s.view(), now(&s)).iter().any(|x| matches!(x, Situation::Election { .. }));
             if s.view().quorum.unwrap().active.is_some() {
                 break;
             }
@@ -173,10 +280,21 @@ mod tests {
     fn every_situation_reads_as_plain_language_in_both_languages() {
         let all = [
             Situation::DeadLeader { broker: 1, partitions: vec!["orders-0".into(), "orders-2".into()] },
+            Situation::Fencing { broker: 1, in_ms: 6_200, leads: vec!["orders-0".into()] },
+            Situation::Fencing { broker: 2, in_ms: 300, leads: vec![] },
+            Situation::Electing { broker: 1, partitions: vec!["orders-0".into()] },
             Situation::Offline { partitions: vec!["orders-1".into()] },
-            Situation::NoActiveController,
+            Situation::NoActiveController { election_in_ms: Some(1_200) },
+            Situation::NoActiveController { election_in_ms: None },
             Situation::Election { candidates: vec![2], epoch: 4 },
             Situation::NetworkCut { cuts: 1 },
+            Situation::Waiting {
+                request: "client-0#3".into(),
+                api: "Produce",
+                broker: 1,
+                wait: Some(WaitReason::MinBytes { min_bytes: 100, available_bytes: 0 }),
+                in_ms: 29_400,
+            },
         ];
         for s in &all {
             for lang in [Lang::En, Lang::Ko] {
@@ -186,6 +304,7 @@ mod tests {
             assert!(sentence(Lang::Ko, s).chars().any(|c| ('\u{AC00}'..='\u{D7A3}').contains(&c)));
         }
         assert_eq!(sentence(Lang::En, &all[0]).split(':').next().unwrap(), "Broker 1 is down, but the metadata still names it leader of orders-0 and orders-2");
+        assert!(sentence(Lang::En, &all[1]).contains("fenced in 6.2 s"));
         assert_eq!(prose_list(Lang::En, &["a".into(), "b".into(), "c".into()]), "a, b and c");
     }
 }

@@ -17,6 +17,11 @@ pub struct FollowContext {
     pub releasers: Rc<Vec<RequestId>>,
 }
 
+/// The simulated time drawn, for the few parts that count down: only they
+/// are drawn again on every frame of play.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Clock(pub f64);
+
 /// The whole page: the top bar, the stage with the narration beside it, the
 /// details below, and the transport bar that never scrolls away.
 #[function_component(App)]
@@ -33,8 +38,9 @@ pub fn app() -> Html {
     let view = Rc::new(session.view());
     let lang = state.lang;
     let t = lang.texts();
-    let lines: Vec<NarrationLine> = narration::lines(lang, session.last_step_trace());
-    let can_step = session.sim().has_pending();
+    let (events, tags) = session.position_events();
+    let lines: Vec<NarrationLine> = narration::lines(lang, events, tags, state.focus);
+    let can_step = session.can_step();
     let can_step_back = session.can_step_back();
     let (timeline_len, timeline_index) = (session.timeline_len(), session.timeline_index());
     let violations = Rc::new(session.violations().to_vec());
@@ -49,6 +55,11 @@ pub fn app() -> Html {
         (lines, follow::visited(trace, f.request), follow::release(trace, f.request), follow::finished(trace, f.request))
     });
     drop(session);
+    let display_ms = state.display_ms();
+    let status = state
+        .frame
+        .and_then(|f| i18n::play_status(lang, &f.showing, f.rate, crate::ui::state::SPEEDS[state.speed]))
+        .or_else(|| state.last_step.as_ref().and_then(|r| i18n::step_report(lang, r, state.focus)));
     let visited = Rc::new(follow_data.as_ref().map(|d| d.1.clone()).unwrap_or_default());
     let follow_context = FollowContext {
         followed: state.followed.as_ref().map(|f| f.request),
@@ -60,6 +71,7 @@ pub fn app() -> Html {
         <ContextProvider<Lang> context={lang}>
         <ContextProvider<Dispatch> context={dispatch}>
         <ContextProvider<FollowContext> context={follow_context}>
+        <ContextProvider<Clock> context={Clock(display_ms)}>
         <ContextProvider<Shared<crate::sim::view::ClusterView>> context={Shared(view.clone())}>
         <div class={classes!("app", state.playing.then_some("playing"), narrow.then_some("narrow"))} lang={lang.code()}>
             <TopBar theme={state.theme()} alarms={violations.len()} />
@@ -70,12 +82,12 @@ pub fn app() -> Html {
             }
             <main class="workspace">
                 <Stage view={view.clone()} selected={state.selected} visited={visited} narrow={narrow}
-                    show_hint={!state.hint_used} />
+                    show_hint={!state.hint_used} now_ms={display_ms} status={status.clone()} />
                 <aside class="side" aria-label="Actions and narration">
                     <Dock key={format!("dock-{}", state.generation)} open={state.dock} topics={topics}
                         setup={state.setup.clone()} setup_error={state.setup_error.clone()} share={state.share}
                         producers={view.producers.clone()} consumers={view.consumers.clone()} />
-                    <Narration lines={Rc::new(lines)} error={state.error.clone()} />
+                    <Narration lines={Rc::new(lines)} error={state.error.clone()} welcome={!state.hint_used} />
                     if let (Some(f), Some((lines, _, release, finished))) = (&state.followed, &follow_data) {
                         <FollowPanel followed={f.clone()} lines={lines.clone()}
                             release={release.as_ref().map(|r| i18n::released_by(lang, r))}
@@ -86,10 +98,11 @@ pub fn app() -> Html {
             <Details tab={state.details} view={view.clone()} violations={violations}
                 session={Shared(state.session.clone())} />
             <Transport playing={state.playing} speed={state.speed} {can_step} {can_step_back}
-                {timeline_len} {timeline_index} step={view.step} time_ms={view.time_ms}
-                has_quorum={view.quorum.is_some()} />
+                {timeline_len} {timeline_index} step={view.step} time_ms={display_ms as u64}
+                has_quorum={view.quorum.is_some()} focus={state.focus} />
         </div>
         </ContextProvider<Shared<crate::sim::view::ClusterView>>>
+        </ContextProvider<Clock>>
         </ContextProvider<FollowContext>>
         </ContextProvider<Dispatch>>
         </ContextProvider<Lang>>

@@ -16,7 +16,8 @@ pub struct BrokerInsideProps {
     pub layout: Layout,
     /// The stages here that the followed request has been in.
     pub visited: BTreeSet<SimStage>,
-    pub time_ms: u64,
+    /// The simulated time to draw, for the purgatory's countdowns.
+    pub now_ms: f64,
 }
 
 /// One broker's insides: its request path with the requests in it, its
@@ -48,16 +49,20 @@ pub fn broker_inside(props: &BrokerInsideProps) -> Html {
             (format!("{}: {}", op.token.request, why.join("; ")), op.deadline_ms)
         })
         .collect();
-    let now = props.time_ms as i64;
+    let now = props.now_ms as i64;
+    let mut purgatory_deadlines: Vec<i64> =
+        b.purgatory.produce.iter().chain(b.purgatory.fetch.iter()).map(|op| op.deadline_ms).collect();
+    purgatory_deadlines.sort_unstable();
     html! {
         <section class={classes!("broker-inside", super::cluster_map::status_class(b.status))} role="region"
             aria-label={format!("Broker {}", b.id)}>
             <h3 class="inside-title">{ format!("{} {} · {}", t.broker, b.id, t.inside_word) }</h3>
             <Pipeline layout={props.layout} network_threads={b.network_threads.len() as u32} io_threads={b.io_threads.len() as u32}
                 request_queue_capacity={b.request_queue_capacity} tokens={Rc::new(tokens::of_broker(b))}
-                visited={props.visited.clone()} fetchers={b.fetchers.clone()} {logs} />
+                visited={props.visited.clone()} fetchers={b.fetchers.clone()} {logs} {purgatory_deadlines} />
             if !waits.is_empty() {
-                <div class="purgatory-box">
+                <details class="purgatory-box">
+                    <summary>{ format!("{} ({})", t.purgatory_details, waits.len()) }</summary>
                     <ul class="purgatory-waits" aria-label="Waiting in purgatory">
                         { for waits.iter().map(|(w, deadline)| html! {
                             <li>
@@ -74,7 +79,7 @@ pub fn broker_inside(props: &BrokerInsideProps) -> Html {
                             <TimingWheel name="Fetch" wheel={b.purgatory.fetch_timer.clone()} />
                         }
                     </div>
-                </div>
+                </details>
             }
         </section>
     }

@@ -5,6 +5,7 @@ use crate::sim::protocol::ApiKey;
 use crate::sim::raft::state::RaftRole;
 use crate::sim::trace::Direction;
 use crate::sim::view::{BrokerStatus, ClusterView, InFlightView};
+use crate::ui::countdown::{self, Countdown};
 use crate::ui::faults;
 use crate::ui::hooks::use_dispatch;
 use crate::ui::i18n::{Lang, Texts};
@@ -18,6 +19,8 @@ pub struct ClusterMapProps {
     pub view: Rc<ClusterView>,
     pub shown: Option<Shown>,
     pub layout: Layout,
+    /// The simulated time to draw: messages sit where that time puts them.
+    pub now_ms: f64,
 }
 
 /// The cluster picture: controllers on top, brokers in the middle, clients
@@ -27,7 +30,8 @@ pub struct ClusterMapProps {
 /// picking it shows its insides under the map.
 #[function_component(ClusterMap)]
 pub fn cluster_map(props: &ClusterMapProps) -> Html {
-    let t = use_context::<Lang>().unwrap_or_default().texts();
+    let lang = use_context::<Lang>().unwrap_or_default();
+    let t = lang.texts();
     let follow = use_context::<FollowContext>();
     let dispatch = use_dispatch();
     let view = &props.view;
@@ -95,6 +99,7 @@ pub fn cluster_map(props: &ClusterMapProps) -> Html {
                             <circle class="body" cx={f(cx)} cy={f(cy)} r={f(r)} />
                             <text class="node-name" x={f(cx)} y={f(cy)} text-anchor="middle" dy="0.35em">{ format!("C{}", c.id) }</text>
                             <text class="node-role" x={f(cx)} y={f(cy + r + 11.0)} text-anchor="middle">{ role }</text>
+                            { countdown::controller(view, c.id, props.now_ms).map(|cd| controller_countdown(lang, &cd, cx, cy, r, layout)).unwrap_or_default() }
                         </g>
                     })
                 }) }
@@ -107,17 +112,23 @@ pub fn cluster_map(props: &ClusterMapProps) -> Html {
                             role="button" tabindex="0" aria-pressed={selected.to_string()} aria-label={format!("Broker {}", b.id)}
                             onclick={select(Selection::Broker(b.id))} onkeydown={keys(Selection::Broker(b.id))}>
                             { broker_card(t, view, b.id, b.status, isolated, &p) }
+                            { countdown::broker_session(view, b.id, props.now_ms).map(|cd| broker_countdown(lang, &cd, &p)).unwrap_or_default() }
                         </g>
                     })
                 }) }
                 { for layout::clients(view).into_iter().filter_map(|id| {
                     let p = place(id)?;
-                    Some(client_pill(t, view, id, &p))
+                    Some(html! {
+                        <>
+                            { client_pill(t, view, id, &p) }
+                            { countdown::producer(view, id, props.now_ms).map(|cd| client_countdown(lang, &cd, &p)).unwrap_or_default() }
+                        </>
+                    })
                 }) }
                 <g class="messages">
                     { for view.in_flight.iter().filter_map(|m| {
                         let (from, to) = (place(m.from)?, place(m.to)?);
-                        Some(message_dot(m, view.time_ms, &from, &to, follow.as_ref(), &dispatch))
+                        Some(message_dot(m, props.now_ms, &from, &to, follow.as_ref(), &dispatch))
                     }) }
                 </g>
             </svg>
@@ -234,6 +245,59 @@ fn broker_card(t: &'static Texts, view: &ClusterView, id: u32, status: BrokerSta
     }
 }
 
+/// A broker's session as a bar along the card's foot that empties towards
+/// the fence, and, when it is running down, the words.
+fn broker_countdown(lang: Lang, c: &Countdown, p: &NodePlace) -> Html {
+    let r = p.rect;
+    let w = (r.w - 12.0) * c.fraction();
+    html! {
+        <g class={classes!("countdown", "session", c.running_down.then_some("running-down"))}>
+            <title>{ countdown::explained(lang, c.kind) }</title>
+            <rect class="track" x={f(r.x + 6.0)} y={f(r.y + r.h - 5.0)} width={f(r.w - 12.0)} height="2.5" rx="1" />
+            <rect class="left" x={f(r.x + 6.0)} y={f(r.y + r.h - 5.0)} width={f(w)} height="2.5" rx="1" />
+            if c.running_down {
+                <text class="countdown-label" x={f(r.x + r.w / 2.0)} y={f(r.y + r.h + 13.0)} text-anchor="middle">
+                    { countdown::label(lang, c) }
+                </text>
+            }
+        </g>
+    }
+}
+
+/// A voter's deadline as a ring around its circle, and, when it is running
+/// down, the words beside it.
+fn controller_countdown(lang: Lang, c: &Countdown, cx: f64, cy: f64, r: f64, layout: Layout) -> Html {
+    let ring = r + 3.0;
+    let circumference = 2.0 * std::f64::consts::PI * ring;
+    let shown = circumference * c.fraction();
+    html! {
+        <g class={classes!("countdown", "raft", c.running_down.then_some("running-down"))}>
+            <title>{ countdown::explained(lang, c.kind) }</title>
+            <circle class="left" cx={f(cx)} cy={f(cy)} r={f(ring)}
+                stroke-dasharray={format!("{} {}", f(shown), f(circumference))}
+                transform={format!("rotate(-90 {} {})", f(cx), f(cy))} />
+            if c.running_down {
+                if layout == Layout::Wide {
+                    <text class="countdown-label" x={f(cx + r + 8.0)} y={f(cy + 4.0)}>{ countdown::label(lang, c) }</text>
+                } else {
+                    <text class="countdown-label" x={f(cx)} y={f(cy + r + 22.0)} text-anchor="middle">{ countdown::label(lang, c) }</text>
+                }
+            }
+        </g>
+    }
+}
+
+/// A producer's soonest deadline, under its pill.
+fn client_countdown(lang: Lang, c: &Countdown, p: &NodePlace) -> Html {
+    let r = p.rect;
+    html! {
+        <g class="countdown client running-down" aria-hidden="true">
+            <title>{ countdown::explained(lang, c.kind) }</title>
+            <text class="countdown-label" x={f(r.x + r.w / 2.0)} y={f(r.y + r.h + 11.0)} text-anchor="middle">{ countdown::label(lang, c) }</text>
+        </g>
+    }
+}
+
 /// A client under the brokers: its id and what it is.
 fn client_pill(t: &'static Texts, view: &ClusterView, id: NodeId, p: &NodePlace) -> Html {
     let r = p.rect;
@@ -290,14 +354,14 @@ fn message_class(m: &InFlightView) -> &'static str {
 /// named; a data-plane message is a button that follows its request.
 fn message_dot(
     m: &InFlightView,
-    now_ms: u64,
+    now_ms: f64,
     from: &NodePlace,
     to: &NodePlace,
     follow: Option<&FollowContext>,
     dispatch: &crate::ui::state::Dispatch,
 ) -> Html {
     let ((x1, y1), (x2, y2)) = layout::link_ends(from, to);
-    let p = progress(now_ms as f64, m);
+    let p = progress(now_ms, m);
     let (x, y) = (x1 + (x2 - x1) * p, y1 + (y2 - y1) * p);
     let response = m.direction == Direction::Response;
     let mine = matches!(m.request.client, NodeId::Client(_)) && m.rpc.is_none();

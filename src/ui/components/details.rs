@@ -28,6 +28,16 @@ pub fn tab_title(t: &'static Texts, tab: DetailsTab) -> &'static str {
     }
 }
 
+/// The tab's short name, for the top bar's links.
+pub fn short_title(t: &'static Texts, tab: DetailsTab) -> &'static str {
+    match tab {
+        DetailsTab::Partitions => t.partitions,
+        DetailsTab::Quorum => t.quorum_short,
+        DetailsTab::Alarms => t.alarms,
+        DetailsTab::Segments => t.segments_short,
+    }
+}
+
 /// Below the stage, one click from anywhere: the partitions, the controller
 /// quorum, the alarms and the segment inspector, one tab at a time (only
 /// the open one is drawn, so playing stays cheap).

@@ -8,6 +8,8 @@ pub struct NarrationProps {
     pub lines: Rc<Vec<NarrationLine>>,
     /// The last action was refused, and why.
     pub error: Option<String>,
+    /// The learner has not acted yet: say what is on the screen.
+    pub welcome: bool,
 }
 
 /// What just happened, one sentence an event: what the learner follows in
@@ -22,7 +24,9 @@ pub fn narration(props: &NarrationProps) -> Html {
             if let Some(error) = &props.error {
                 <p class="error" role="alert">{ error }</p>
             }
-            if props.lines.is_empty() {
+            if props.welcome {
+                <p class="welcome">{ t.welcome }</p>
+            } else if props.lines.is_empty() {
                 <p class="hint">{ t.start_hint }</p>
             } else {
                 <ul class="told">{ for focus.iter().map(|l| html! { <li>{ l.text.clone() }</li> }) }</ul>

@@ -24,6 +24,8 @@ pub struct PipelineProps {
     pub fetchers: Vec<FetcherView>,
     /// This broker's logs, one row a partition.
     pub logs: Vec<LogRow>,
+    /// When each operation in purgatory expires, soonest first.
+    pub purgatory_deadlines: Vec<i64>,
 }
 
 /// One partition's log on this broker, as the stage shows it.
@@ -92,6 +94,9 @@ pub fn pipeline(props: &PipelineProps) -> Html {
             }) }
             { for places.iter().filter(|(p, _)| *p == Place::ReplicaFetchers).map(|(_, area)| fetcher_lines(t, area, &props.fetchers)) }
             { for places.iter().filter(|(p, _)| *p == Place::Logs).map(|(_, area)| log_lines(t, area, &props.logs)) }
+            { for places.iter().filter(|(p, _)| *p == Place::Purgatory).map(|(_, area)| html! {
+                <super::PurgatoryClock area={*area} deadlines={props.purgatory_deadlines.clone()} />
+            }) }
             <g class="tokens">
                 { for drawn.iter().map(|(r, token)| token_svg(t, r, token, follow.as_ref(), &dispatch)) }
             </g>
@@ -216,7 +221,7 @@ fn log_lines(t: &'static Texts, area: &Rect, logs: &[LogRow]) -> Html {
     let max = logs.iter().map(|l| l.log_end_offset).max().unwrap_or(0).max(1) as f64;
     let name_w = 96.0;
     let bar_x = area.x + 6.0 + name_w;
-    let bar_w = (area.w - name_w - 118.0).max(20.0);
+    let bar_w = (area.w - name_w - 150.0).max(20.0);
     html! {
         <g class="log-lines">
             { for logs.iter().take(rows).enumerate().map(|(i, log)| {

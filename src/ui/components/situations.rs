@@ -9,6 +9,9 @@ pub struct SituationsProps {
     pub view: Rc<ClusterView>,
     /// The learner has not produced, stepped, played or acted yet.
     pub show_hint: bool,
+    pub now_ms: f64,
+    /// What Play or the last Step is doing, when it says something.
+    pub status: Option<String>,
 }
 
 /// The line above the cluster picture: the first hint until it has been
@@ -17,9 +20,12 @@ pub struct SituationsProps {
 pub fn situations(props: &SituationsProps) -> Html {
     let lang = use_context::<Lang>().unwrap_or_default();
     let t = lang.texts();
-    let now = story::situations(&props.view);
+    let now = story::situations(&props.view, props.now_ms);
     html! {
         <div class="situations" role="status" aria-label="Going on now">
+            if let Some(status) = &props.status {
+                <p class="play-status">{ status }</p>
+            }
             if props.show_hint {
                 <p class="first-hint">{ t.first_hint }</p>
             }
@@ -35,8 +41,10 @@ pub fn situations(props: &SituationsProps) -> Html {
 
 fn situation_class(s: &story::Situation) -> &'static str {
     match s {
-        story::Situation::DeadLeader { .. } | story::Situation::Offline { .. } => "danger",
-        story::Situation::NoActiveController | story::Situation::Election { .. } => "election",
+        story::Situation::DeadLeader { .. } | story::Situation::Offline { .. } | story::Situation::Fencing { .. } => "danger",
+        story::Situation::Electing { .. } => "election",
+        story::Situation::NoActiveController { .. } | story::Situation::Election { .. } => "election",
         story::Situation::NetworkCut { .. } => "danger",
+        story::Situation::Waiting { .. } => "waiting",
     }
 }

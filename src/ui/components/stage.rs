@@ -17,6 +17,10 @@ pub struct StageProps {
     pub visited: Rc<BTreeMap<u32, BTreeSet<SimStage>>>,
     pub narrow: bool,
     pub show_hint: bool,
+    /// The simulated time to draw (it runs on between events while playing).
+    pub now_ms: f64,
+    /// What Play or the last Step is doing, when it says something.
+    pub status: Option<String>,
 }
 
 /// What the stage shows inside: a broker's request path or a controller's
@@ -50,15 +54,15 @@ pub fn stage(props: &StageProps) -> Html {
         match view.brokers.iter().find(|b| b.id == id) {
             Some(b) => html! {
                 <BrokerInside key={id} broker={b.clone()} {layout} visited={props.visited.get(&id).cloned().unwrap_or_default()}
-                    time_ms={view.time_ms} />
+                    now_ms={props.now_ms} />
             },
             None => html! {},
         }
     };
     html! {
         <section class="stage" aria-label="Stage">
-            <Situations view={view.clone()} show_hint={props.show_hint} />
-            <ClusterMap view={view.clone()} {shown} {layout} />
+            <Situations view={view.clone()} show_hint={props.show_hint} now_ms={props.now_ms} status={props.status.clone()} />
+            <ClusterMap view={view.clone()} {shown} {layout} now_ms={props.now_ms} />
             <NodeBar view={view.clone()} {shown} auto={props.selected == Selection::Auto}>
                 if view.brokers.len() > 1 {
                     <span class="broker-choice">

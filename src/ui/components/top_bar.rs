@@ -35,7 +35,7 @@ pub fn top_bar(props: &TopBarProps) -> Html {
                         let dispatch = dispatch.clone();
                         Callback::from(move |_: MouseEvent| dispatch.dispatch(Action::ShowDetails { tab, jump: true }))
                     };
-                    let shown = super::details::tab_title(t, tab);
+                    let shown = super::details::short_title(t, tab);
                     let alarm = tab == DetailsTab::Alarms && props.alarms > 0;
                     html! {
                         <button type="button" class={classes!("link", alarm.then_some("alarm"))} {onclick}

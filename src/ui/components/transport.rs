@@ -1,5 +1,6 @@
 use crate::ui::hooks::{use_action, use_dispatch};
 use crate::ui::i18n::{self, Lang};
+use crate::ui::focus::Focus;
 use crate::ui::state::{Action, SPEEDS};
 use yew::prelude::*;
 
@@ -15,6 +16,7 @@ pub struct TransportProps {
     pub step: u64,
     pub time_ms: u64,
     pub has_quorum: bool,
+    pub focus: Focus,
 }
 
 /// The transport bar, fixed at the bottom of the window: Step back, Play or
@@ -38,6 +40,15 @@ pub fn transport(props: &TransportProps) -> Html {
         })
     };
     let last = props.timeline_len.saturating_sub(1);
+    let on_focus = {
+        let dispatch = dispatch.clone();
+        Callback::from(move |e: Event| {
+            let chosen = e.target_dyn_into::<web_sys::HtmlSelectElement>().and_then(|s| s.value().parse::<usize>().ok());
+            if let Some(focus) = chosen.and_then(|i| Focus::ALL.get(i)) {
+                dispatch.dispatch(Action::SetFocus(*focus));
+            }
+        })
+    };
     html! {
         <footer class="transport" role="group" aria-label="Transport">
             <div class="transport-buttons" role="group" aria-label="Stepping">
@@ -56,9 +67,17 @@ pub fn transport(props: &TransportProps) -> Html {
             <label class="speed">
                 <span>{ t.speed }</span>
                 <input type="range" min="0" max={(SPEEDS.len() - 1).to_string()} value={props.speed.to_string()}
-                    aria-label="Speed" aria-valuetext={format!("{} steps per second", SPEEDS[props.speed])}
+                    aria-label="Speed" aria-valuetext={format!("{} simulated time", i18n::speed_label(SPEEDS[props.speed]))}
                     oninput={range(Action::SetSpeed)} />
-                <span class="speed-value">{ format!("{}{}", SPEEDS[props.speed], t.per_second) }</span>
+                <span class="speed-value" title={t.speed_hint}>{ i18n::speed_label(SPEEDS[props.speed]) }</span>
+            </label>
+            <label class="focus">
+                <span>{ t.focus }</span>
+                <select aria-label="Focus" title={t.focus_hint} onchange={on_focus}>
+                    { for Focus::ALL.iter().enumerate().map(|(i, f)| html! {
+                        <option value={i.to_string()} selected={*f == props.focus}>{ i18n::focus_name(lang, *f) }</option>
+                    }) }
+                </select>
             </label>
             <label class="timeline">
                 <span>{ t.timeline }</span>
