@@ -272,3 +272,36 @@ fn a_broker_session_is_shown_only_while_an_active_controller_holds_it() {
     sim.run_until(1_000);
     assert!(session(&sim, 0).is_none());
 }
+
+/// A newly elected active controller knows no high watermark until it
+/// commits a record of its own epoch. The committed metadata the page draws
+/// must not go blank meanwhile: no broker may look fenced, and no partition
+/// leaderless, only because the quorum changed leader.
+#[test]
+fn the_committed_metadata_stays_whole_while_a_new_active_controller_takes_over() {
+    use kafkascope::sim::view::BrokerStatus;
+    let mut sim = cluster(7);
+    run_for(&mut sim, 5_000);
+    let before = sim.view();
+    assert!(before.brokers.iter().all(|b| b.status == BrokerStatus::Running));
+    let active = before.quorum.as_ref().and_then(|q| q.active).expect("an active controller");
+    sim.command(Command::KillController { controller: active }).unwrap();
+    let mut new_active = None;
+    for _ in 0..200_000 {
+        if !sim.step() {
+            break;
+        }
+        let view = sim.view();
+        for b in &view.brokers {
+            assert_eq!(b.status, BrokerStatus::Running, "broker {} at {} ms, step {}", b.id, view.time_ms, view.step);
+        }
+        assert!(view.partitions.iter().all(|p| p.leader.is_some()), "a leader vanished at step {}", view.step);
+        if let Some(a) = view.quorum.as_ref().and_then(|q| q.active).filter(|a| *a != active) {
+            new_active = Some(a);
+            if sim.controller(a).and_then(|c| c.raft()).and_then(|r| r.high_watermark()).is_some() {
+                break;
+            }
+        }
+    }
+    assert!(new_active.is_some(), "another controller became active");
+}

@@ -1222,13 +1222,16 @@ impl Simulation {
         if self.config.controllers == 0 {
             return None;
         }
-        let source = match self.active_controller() {
-            Some(id) => self.controller(id),
-            None => self
-                .controllers()
-                .filter(|c| c.is_alive())
-                .max_by_key(|c| (c.raft().and_then(|r| r.high_watermark()).unwrap_or(0), std::cmp::Reverse(c.id()))),
-        }?;
+        // Committed records are the same prefix on every voter (Raft never
+        // loses one), so the voter that knows the highest high watermark has
+        // the newest committed image. Not simply the active controller's: a
+        // newly elected leader knows no high watermark until it commits a
+        // record of its own epoch, and its image would be empty meanwhile,
+        // as if every broker were fenced.
+        let source = self
+            .controllers()
+            .filter(|c| c.is_alive())
+            .max_by_key(|c| (c.raft().and_then(|r| r.high_watermark()).unwrap_or(0), std::cmp::Reverse(c.id())))?;
         Some(source.image(true))
     }
 }

@@ -221,22 +221,22 @@ fn log_lines(t: &'static Texts, area: &Rect, logs: &[LogRow]) -> Html {
     let max = logs.iter().map(|l| l.log_end_offset).max().unwrap_or(0).max(1) as f64;
     let name_w = 96.0;
     let bar_x = area.x + 6.0 + name_w;
-    let bar_w = (area.w - name_w - 150.0).max(20.0);
+    let bar_w = (area.w - name_w - 100.0).max(20.0);
     html! {
         <g class="log-lines">
             { for logs.iter().take(rows).enumerate().map(|(i, log)| {
                 let y = area.y + layout::TITLE_H + 2.0 + i as f64 * 12.0;
                 let hw = bar_w * log.high_watermark.max(0) as f64 / max;
                 let leo = bar_w * log.log_end_offset.max(0) as f64 / max;
-                let role = if log.on_disk { t.log_on_disk } else if log.leader { t.leader_word } else { t.follower_word };
                 html! {
                     <g class={classes!("log-row", log.leader.then_some("leader"), log.on_disk.then_some("on-disk"))}>
+                        <title>{ if log.on_disk { t.log_on_disk } else if log.leader { t.leader_word } else { t.follower_word } }</title>
                         <text x={f(area.x + 6.0)} y={f(y + 8.0)}>{ format!("{}{}", if log.leader { "★ " } else { "" }, log.name) }</text>
                         <rect class="bar" x={f(bar_x)} y={f(y + 1.0)} width={f(bar_w)} height="8" rx="2" />
                         <rect class="bar-leo" x={f(bar_x)} y={f(y + 1.0)} width={f(leo)} height="8" rx="2" />
                         <rect class="bar-hw" x={f(bar_x)} y={f(y + 1.0)} width={f(hw)} height="8" rx="2" />
                         <text class="offsets" x={f(bar_x + bar_w + 6.0)} y={f(y + 8.0)}>
-                            { format!("LEO {} · HW {} · {role}", log.log_end_offset, log.high_watermark) }
+                            { format!("LEO {} · HW {}", log.log_end_offset, log.high_watermark) }
                         </text>
                     </g>
                 }
