@@ -143,8 +143,9 @@ pub fn partition_why(view: &ClusterView, topic: &str, partition: u32) -> Option<
     })
 }
 
+/// Brokers in order, as "(2, 0, 1)": the order is the point.
 fn list(brokers: &[u32]) -> String {
-    format!("{brokers:?}")
+    format!("({})", brokers.iter().map(u32::to_string).collect::<Vec<_>>().join(", "))
 }
 
 /// The leader's reason as one sentence.
