@@ -241,6 +241,7 @@ pub struct Texts {
     pub share_intro: &'static str,
     pub first_hint: &'static str,
     pub all_calm: &'static str,
+    pub fetcher_idle: &'static str,
     pub purgatory_clock_hint: &'static str,
     pub purgatory_details: &'static str,
     pub quorum_short: &'static str,
@@ -451,6 +452,7 @@ pub static EN: Texts = Texts {
     welcome: "This is a running Kafka 4 cluster: three KRaft controllers on top (the teal one is the active controller), three brokers in the middle, and clients below. Under the map is the inside of one broker, stage by stage. Produce a record and press Step to walk it through, or pick a broker on the map, kill it, and press Play to watch the cluster recover.",
     purgatory_clock_hint: "The soonest deadline in purgatory: a delayed produce gives up after its request's timeout, a delayed fetch answers with what it has after fetch.max.wait.ms (replica.fetch.wait.max.ms for a follower).",
     purgatory_details: "What waits in purgatory, and its timing wheel",
+    fetcher_idle: "Waiting out replica.fetch.backoff.ms, or about to send its next fetch.",
 };
 
 pub static KO: Texts = Texts {
@@ -494,7 +496,7 @@ pub static KO: Texts = Texts {
     io_thread: "I/O 스레드",
     log_append: "로그 추가",
     log_read: "로그 읽기",
-    purgatory: "퍼거토리(Purgatory)",
+    purgatory: "퍼거토리",
     response_queue: "응답 큐",
     socket_send_buffer: "소켓 송신 버퍼",
     segments: "개 세그먼트",
@@ -653,6 +655,7 @@ pub static KO: Texts = Texts {
     welcome: "지금 돌아가는 Kafka 4 클러스터입니다. 위에는 KRaft 컨트롤러 셋(청록색이 액티브 컨트롤러), 가운데는 브로커 셋, 아래는 클라이언트가 있습니다. 지도 아래에는 브로커 하나의 내부가 단계별로 보입니다. 레코드를 프로듀스하고 한 단계씩 넘기며 따라가 보거나, 지도에서 브로커를 골라 죽이고 재생을 눌러 클러스터가 회복하는 모습을 지켜보세요.",
     purgatory_clock_hint: "퍼거토리에서 가장 가까운 마감: 지연된 프로듀스는 요청의 타임아웃이 지나면 포기하고, 지연된 페치는 fetch.max.wait.ms(팔로워는 replica.fetch.wait.max.ms)가 지나면 가진 것으로 답합니다.",
     purgatory_details: "퍼거토리에서 기다리는 것과 타이밍 휠",
+    fetcher_idle: "replica.fetch.backoff.ms를 기다리거나 다음 페치를 보내려는 참입니다.",
 };
 
 // ---------------------------------------------------------------------------

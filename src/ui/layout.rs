@@ -52,7 +52,7 @@ pub enum Layout {
 pub fn map_size(layout: Layout) -> (f64, f64) {
     match layout {
         Layout::Wide => (880.0, 210.0),
-        Layout::Narrow => (380.0, 236.0),
+        Layout::Narrow => (380.0, 214.0),
     }
 }
 
@@ -85,7 +85,7 @@ pub fn node_place(view: &ClusterView, node: NodeId, layout: Layout) -> Option<No
     let spread = |index: usize, count: usize| width * (index as f64 + 0.5) / count as f64;
     let (controller_y, broker_y, client_y) = match layout {
         Layout::Wide => (30.0, 102.0, 178.0),
-        Layout::Narrow => (30.0, 114.0, 208.0),
+        Layout::Narrow => (26.0, 102.0, 188.0),
     };
     match node {
         NodeId::Controller(c) => {
@@ -104,7 +104,7 @@ pub fn node_place(view: &ClusterView, node: NodeId, layout: Layout) -> Option<No
             });
             let h = match layout {
                 Layout::Wide => 62.0,
-                Layout::Narrow => 66.0,
+                Layout::Narrow => 60.0,
             };
             let cx = spread(i, n);
             Some(NodePlace { rect: Rect::new(cx - w / 2.0, broker_y - h / 2.0, w, h), kind: NodeKind::Broker })
@@ -176,12 +176,13 @@ pub fn pipeline_size(layout: Layout, io_threads: u32) -> (f64, f64) {
         Layout::Wide => (880.0, 268.0),
         Layout::Narrow => {
             let rows = narrow_rows(io_threads);
-            (380.0, rows.iter().sum::<f64>() + (rows.len() - 1) as f64 * GAP + 8.0)
+            (380.0, rows.iter().sum::<f64>() + (rows.len() - 1) as f64 * NARROW_GAP + 8.0)
         }
     }
 }
 
 const GAP: f64 = 8.0;
+const NARROW_GAP: f64 = 5.0;
 /// The height of a stage's title line.
 pub const TITLE_H: f64 = 17.0;
 /// A token's height and the space between two in a stage.
@@ -190,10 +191,12 @@ const TOKEN_GAP: f64 = 3.0;
 
 /// Row heights of the narrow layout, top to bottom: socket buffers, network
 /// threads, request and response queues, I/O threads, the log, purgatory,
-/// the replica fetchers, the partitions' logs.
-fn narrow_rows(io_threads: u32) -> [f64; 8] {
+/// and the replica fetchers beside the partitions' logs. Each stage holds
+/// one token at least, and the whole fits a phone's first screen under the
+/// map.
+fn narrow_rows(io_threads: u32) -> [f64; 7] {
     let io_rows = if io_threads > 4 { 2.0 } else { 1.0 };
-    [60.0, 44.0, 78.0, 44.0 * io_rows, 44.0, 80.0, 44.0, 60.0]
+    [42.0, 40.0, 76.0, 40.0 * io_rows, 40.0, 58.0, 58.0]
 }
 
 /// Every stage's rectangle. The wide layout reads as a loop: requests move
@@ -228,12 +231,12 @@ pub fn pipeline_places(layout: Layout, network_threads: u32, io_threads: u32) ->
             let mut y = 4.0;
             let mut row = |i: usize| {
                 let r = (y, rows[i]);
-                y += rows[i] + GAP;
+                y += rows[i] + NARROW_GAP;
                 r
             };
             let (full_x, full_w) = (6.0, 368.0);
-            let half_w = (full_w - GAP) / 2.0;
-            let right_x = full_x + half_w + GAP;
+            let half_w = (full_w - NARROW_GAP) / 2.0;
+            let right_x = full_x + half_w + NARROW_GAP;
             let (y0, h0) = row(0);
             out.push((Place::SocketReceiveBuffer, Rect::new(full_x, y0, half_w, h0)));
             out.push((Place::SocketSendBuffer, Rect::new(right_x, y0, half_w, h0)));
@@ -251,9 +254,8 @@ pub fn pipeline_places(layout: Layout, network_threads: u32, io_threads: u32) ->
             let (y5, h5) = row(5);
             out.push((Place::Purgatory, Rect::new(full_x, y5, full_w, h5)));
             let (y6, h6) = row(6);
-            out.push((Place::ReplicaFetchers, Rect::new(full_x, y6, full_w, h6)));
-            let (y7, h7) = row(7);
-            out.push((Place::Logs, Rect::new(full_x, y7, full_w, h7)));
+            out.push((Place::ReplicaFetchers, Rect::new(full_x, y6, half_w, h6)));
+            out.push((Place::Logs, Rect::new(right_x, y6, half_w, h6)));
         }
     }
     out

@@ -21,6 +21,7 @@ try {
     await page.getByRole('button', { name: 'Broker 1', exact: true }).click();
     await page.getByRole('button', { name: 'Kill broker 1' }).click();
   }
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: out, fullPage: flags.includes('full') });
   if (problems.length) console.error(problems.join('\n'));
 } finally {

@@ -111,7 +111,7 @@ pub fn cluster_map(props: &ClusterMapProps) -> Html {
                         <g class={classes!("map-node", "broker", status_class(b.status), selected.then_some("selected"), isolated.then_some("isolated"))}
                             role="button" tabindex="0" aria-pressed={selected.to_string()} aria-label={format!("Broker {}", b.id)}
                             onclick={select(Selection::Broker(b.id))} onkeydown={keys(Selection::Broker(b.id))}>
-                            { broker_card(t, view, b.id, b.status, isolated, &p) }
+                            { broker_card(t, view, b.id, b.status, isolated, &p, layout) }
                             { countdown::broker_session(view, b.id, props.now_ms).map(|cd| broker_countdown(lang, &cd, &p)).unwrap_or_default() }
                         </g>
                     })
@@ -120,7 +120,7 @@ pub fn cluster_map(props: &ClusterMapProps) -> Html {
                     let p = place(id)?;
                     Some(html! {
                         <>
-                            { client_pill(t, view, id, &p) }
+                            { client_pill(t, view, id, &p, layout) }
                             { countdown::producer(view, id, props.now_ms).map(|cd| client_countdown(lang, &cd, &p)).unwrap_or_default() }
                         </>
                     })
@@ -203,7 +203,7 @@ pub fn controller_role(t: &'static Texts, alive: bool, active: bool, role: Optio
 /// A broker on the map: its name and status, and a chip per partition it
 /// holds (★ where the metadata names it leader), or a count when the chips
 /// would not fit.
-fn broker_card(t: &'static Texts, view: &ClusterView, id: u32, status: BrokerStatus, isolated: bool, p: &NodePlace) -> Html {
+fn broker_card(t: &'static Texts, view: &ClusterView, id: u32, status: BrokerStatus, isolated: bool, p: &NodePlace, layout: Layout) -> Html {
     let r = p.rect;
     let held: Vec<(&str, u32, bool, bool)> = view
         .partitions
@@ -222,7 +222,11 @@ fn broker_card(t: &'static Texts, view: &ClusterView, id: u32, status: BrokerSta
             <rect class="body" x={f(r.x)} y={f(r.y)} width={f(r.w)} height={f(r.h)} rx="7" />
             <circle class="status-dot" cx={f(r.x + 11.0)} cy={f(r.y + 13.0)} r="4" />
             <text class="node-name" x={f(r.x + 20.0)} y={f(r.y + 17.0)}>{ format!("{} {id}", t.broker) }</text>
-            <text class="node-status" x={f(r.x + r.w - 8.0)} y={f(r.y + 17.0)} text-anchor="end">{ status_word }</text>
+            if layout == Layout::Wide {
+                <text class="node-status" x={f(r.x + r.w - 8.0)} y={f(r.y + 17.0)} text-anchor="end">{ status_word }</text>
+            } else if status != BrokerStatus::Running || isolated {
+                <text class="node-status" x={f(r.x + 8.0)} y={f(r.y + 31.0)}>{ status_word }</text>
+            }
             if fits {
                 { for held.iter().enumerate().map(|(i, (topic, part, leader, in_isr))| {
                     let x = r.x + 6.0 + i as f64 * (chip_w + 4.0);
@@ -299,12 +303,12 @@ fn client_countdown(lang: Lang, c: &Countdown, p: &NodePlace) -> Html {
 }
 
 /// A client under the brokers: its id and what it is.
-fn client_pill(t: &'static Texts, view: &ClusterView, id: NodeId, p: &NodePlace) -> Html {
+fn client_pill(t: &'static Texts, view: &ClusterView, id: NodeId, p: &NodePlace, layout: Layout) -> Html {
     let r = p.rect;
     let (class, what) = match view.producers.iter().find(|x| x.id == id) {
         Some(producer) => {
             let acks = if producer.acks == -1 { "all".to_string() } else { producer.acks.to_string() };
-            ("producer", format!("{} · acks={acks}", t.producer_word))
+            ("producer", if layout == Layout::Wide { format!("{} · acks={acks}", t.producer_word) } else { format!("acks={acks}") })
         }
         None => ("consumer", t.consumer_word.to_string()),
     };

@@ -56,7 +56,7 @@ pub fn details(props: &DetailsProps) -> Html {
                         let dispatch = dispatch.clone();
                         Callback::from(move |_: MouseEvent| dispatch.dispatch(Action::ShowDetails { tab, jump: false }))
                     };
-                    let count = (tab == DetailsTab::Alarms).then(|| props.violations.len());
+                    let count = (tab == DetailsTab::Alarms && !props.violations.is_empty()).then(|| props.violations.len());
                     html! {
                         <button type="button" role="tab" class={classes!("tab", selected.then_some("selected"),
                             count.is_some_and(|c| c > 0).then_some("alarm"))}

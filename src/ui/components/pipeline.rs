@@ -205,8 +205,8 @@ fn fetcher_lines(t: &'static Texts, area: &Rect, fetchers: &[FetcherView]) -> Ht
                 let y = area.y + layout::TITLE_H + 9.0 + i as f64 * 13.0;
                 html! {
                     <text class={classes!("line", fetcher.in_flight.then_some("active"))} x={f(area.x + 6.0)} y={f(y)}>
-                        { format!("→ {} {} · {}{}", t.broker, fetcher.leader, parts.join(", "),
-                            if fetcher.in_flight { format!(" · {}", t.fetch_in_flight) } else { String::new() }) }
+                        <title>{ if fetcher.in_flight { t.fetch_in_flight } else { t.fetcher_idle } }</title>
+                        { format!("{} {} {} · {}", if fetcher.in_flight { "⇄" } else { "→" }, t.broker, fetcher.leader, parts.join(", ")) }
                     </text>
                 }
             }) }
@@ -219,9 +219,9 @@ fn fetcher_lines(t: &'static Texts, area: &Rect, fetchers: &[FetcherView]) -> Ht
 fn log_lines(t: &'static Texts, area: &Rect, logs: &[LogRow]) -> Html {
     let rows = ((area.h - layout::TITLE_H) / 12.0).floor().max(1.0) as usize;
     let max = logs.iter().map(|l| l.log_end_offset).max().unwrap_or(0).max(1) as f64;
-    let name_w = 96.0;
+    let name_w = (area.w * 0.36).min(96.0);
     let bar_x = area.x + 6.0 + name_w;
-    let bar_w = (area.w - name_w - 100.0).max(20.0);
+    let bar_w = (area.w - name_w - 84.0).max(16.0);
     html! {
         <g class="log-lines">
             { for logs.iter().take(rows).enumerate().map(|(i, log)| {

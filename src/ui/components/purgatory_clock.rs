@@ -23,10 +23,13 @@ pub fn purgatory_clock(props: &PurgatoryClockProps) -> Html {
     };
     let left = (*first as f64 - now).max(0.0) as u64;
     let a = &props.area;
+    let (x, y) = (a.x + a.w - 52.0, a.y + 12.5);
     html! {
-        <text class="purgatory-clock" x={format!("{:.1}", a.x + a.w - 6.0)} y={format!("{:.1}", a.y + 12.5)} text-anchor="end">
+        <g class="purgatory-clock">
             <title>{ lang.texts().purgatory_clock_hint }</title>
-            { format!("⏱ {}", i18n::duration(lang, left)) }
-        </text>
+            <circle cx={format!("{x:.1}")} cy={format!("{:.1}", y - 3.5)} r="4" />
+            <path d={format!("M{x:.1} {:.1} V{:.1} H{:.1}", y - 6.0, y - 3.5, x + 2.0)} />
+            <text x={format!("{:.1}", x + 7.0)} y={format!("{y:.1}")}>{ i18n::duration(lang, left) }</text>
+        </g>
     }
 }
