@@ -47,6 +47,10 @@ struct Mark {
     background: Option<BackgroundKind>,
     /// A user command's position, which is always in focus.
     command: bool,
+    /// A Step landed here without finding anything in focus (a quiet
+    /// stretch): Step back comes back here too, so it undoes exactly one
+    /// Step.
+    stop: bool,
 }
 
 /// A snapshot with everything else that must travel with it for a jump to
@@ -115,7 +119,7 @@ impl Session {
             checker: InvariantChecker::new(),
             classifier: Classifier::new(),
         };
-        let mark = Mark { time_ms: sim.now_ms(), interest: Interest::NONE, background: None, command: false };
+        let mark = Mark { time_ms: sim.now_ms(), interest: Interest::NONE, background: None, command: false, stop: false };
         Ok(Self {
             sim,
             commands: Vec::new(),
@@ -289,7 +293,7 @@ impl Session {
         let first = self.sim.trace().partition_point(|e| e.step <= previous.steps);
         let (interest, background) = summarize(&self.tags[first..]);
         let command = self.commands.len() > previous.commands;
-        self.marks.push(Mark { time_ms: self.sim.now_ms(), interest, background, command });
+        self.marks.push(Mark { time_ms: self.sim.now_ms(), interest, background, command, stop: false });
         self.positions.push(Position { steps: self.sim.steps(), commands: self.commands.len() });
         self.cursor = self.positions.len() - 1;
         if self.cursor % SNAPSHOT_EVERY == 0 {
@@ -527,6 +531,9 @@ impl Session {
         }
         self.go_to(start);
         let moved = self.step();
+        if moved {
+            self.marks[self.cursor].stop = true;
+        }
         let mut passed = BackgroundTally::default();
         if let Some(kind) = self.marks[self.cursor].background.filter(|_| moved) {
             passed.add(kind);
@@ -543,7 +550,7 @@ impl Session {
             return false;
         }
         let mut index = self.cursor - 1;
-        while index > 0 && !self.in_focus(index, focus) {
+        while index > 0 && !self.in_focus(index, focus) && !self.marks[index].stop {
             index -= 1;
         }
         self.go_to(index);
@@ -1030,4 +1037,19 @@ pub(crate) mod tests {
         assert_eq!(s.view(), before);
         assert!(s.step_back(), "history still holds the earlier actions");
     }
+
+    #[test]
+    fn step_back_undoes_a_step_that_found_nothing_in_focus() {
+        // A booted, quiet cluster: nothing of the learner's happens, so each
+        // Step takes one ordinary step; Step back must undo just that one.
+        let mut s = Session::default();
+        let first = s.step_focus(Focus::Mine);
+        assert!(first.moved && !first.found, "{first:?}");
+        let (i1, steps1) = (s.timeline_index(), s.sim().steps());
+        assert!(!s.step_focus(Focus::Mine).found);
+        assert!(s.timeline_index() > i1);
+        assert!(s.step_back_focus(Focus::Mine));
+        assert_eq!((s.timeline_index(), s.sim().steps()), (i1, steps1));
+    }
+
 }

@@ -57,6 +57,9 @@ export async function launch() {
       '--disable-dev-shm-usage',
     ],
     viewport: { width: 1280, height: 720 },
+    // Tokens and messages jump instead of gliding, so a test reads where
+    // they are, not where an animation happens to have them.
+    reducedMotion: 'reduce',
   });
   return context;
 }
@@ -100,7 +103,7 @@ export async function textOf(locator) {
 // the same session give the same string.
 export async function shownState(page) {
   const parts = [];
-  for (const selector of ['.clock', '.timeline-value', '.narration', '.partitions-overview', '.cluster', '.produced', '.consumed']) {
+  for (const selector of ['.clock', '.timeline-value', '.narration', '.stage', '.details-panel', '.dock-panel']) {
     parts.push(await textOf(page.locator(selector)));
   }
   return parts.join('\n');
@@ -110,11 +113,60 @@ export function stepButton(page) {
   return page.getByRole('button', { name: 'Step', exact: true });
 }
 
-// Opens the Setup panel if it is closed.
+// Opens a tab (of the action dock: Produce, Fetch, Setup, Share; of the
+// details: Partitions, Quorum, Alarms, Segments) unless it is open.
+export async function openTab(page, name) {
+  const tab = page.getByRole('tab', { name, exact: true });
+  if ((await tab.getAttribute('aria-selected')) !== 'true') await tab.click();
+  await page.waitForFunction((n) => document.querySelector(`[role=tab][aria-label="${n}"]`)?.getAttribute('aria-selected') === 'true', name);
+}
+
+// Opens the Setup panel of the dock.
 export async function openSetup(page) {
-  const toggle = page.getByRole('button', { name: 'Setup', exact: true });
-  if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
+  await openTab(page, 'Setup');
   await page.getByRole('button', { name: 'Apply setup' }).waitFor();
+}
+
+// Picks a node on the cluster map ("Broker 1", "Controller 0"), so the stage
+// shows its insides and its fault buttons.
+export async function pick(page, node) {
+  const button = page.getByRole('button', { name: node, exact: true });
+  await button.click();
+  await page.waitForFunction((n) => document.querySelector(`[role=button][aria-label="${n}"]`)?.getAttribute('aria-pressed') === 'true', node);
+}
+
+// A partition's leader and ISR as the Partitions tab shows them.
+export async function partitionFacts(page, name) {
+  await openTab(page, 'Partitions');
+  const text = await page.getByRole('group', { name: `Partition ${name}` }).textContent();
+  const leader = /Leader: (\d+|none)/.exec(text)[1];
+  const isr = /ISR ([\d, ]+|none)/.exec(text)[1];
+  return {
+    leader: leader === 'none' ? null : Number(leader),
+    isr: isr === 'none' ? [] : isr.split(',').map((x) => Number(x.trim())),
+  };
+}
+
+// The active controller as the Quorum tab names it.
+export async function activeController(page) {
+  await openTab(page, 'Quorum');
+  const text = await page.getByRole('region', { name: 'Controller quorum' }).getByText(/^Active controller: /).textContent();
+  const m = /Active controller: (\d+|none)/.exec(text);
+  return m[1] === 'none' ? null : Number(m[1]);
+}
+
+// Every token drawn inside a broker, with the stage it sits in: the stage
+// whose drawn box holds the token's centre, as a learner sees it.
+export async function tokensIn(region) {
+  return region.evaluate((root) => {
+    const places = [...root.querySelectorAll('svg.pipeline g.place')].map((g) => ({ name: g.getAttribute('aria-label'), box: g.querySelector('rect').getBoundingClientRect() }));
+    return [...root.querySelectorAll('svg.pipeline g.tok')].map((t) => {
+      const b = t.getBoundingClientRect();
+      const [x, y] = [b.left + b.width / 2, b.top + b.height / 2];
+      const place = places.find((p) => x >= p.box.left && x <= p.box.right && y >= p.box.top && y <= p.box.bottom);
+      return { name: t.getAttribute('aria-label'), text: t.textContent, place: place?.name ?? null };
+    });
+  });
 }
 
 // One server and one browser for a test file: started before its first test,
@@ -148,6 +200,7 @@ export async function setUpLargeCluster(page) {
     await page.getByLabel(`Topic ${n} replication factor`, { exact: true }).fill('3');
   }
   await setup.getByRole('button', { name: 'Apply setup' }).click();
-  await page.getByRole('region', { name: 'Broker 8' }).waitFor();
+  await page.getByRole('button', { name: 'Broker 8', exact: true }).waitFor();
+  await openTab(page, 'Produce');
   for (let i = 0; i < 5; i++) await page.getByRole('button', { name: 'Produce', exact: true }).click();
 }

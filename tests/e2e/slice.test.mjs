@@ -2,27 +2,16 @@
 // partition replicated three times, step until the answer, then fetch it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withBrowser, openApp, textOf } from './harness.mjs';
+import { withBrowser, openApp, textOf, openTab, pick, partitionFacts, tokensIn } from './harness.mjs';
 
 const browser = withBrowser();
 
-const PRODUCE_TOKEN = /^Produce (response )?client-0#\d+$/;
+const FOLLOW_PRODUCE = /^Follow Produce client-0#\d+$/;
 
-async function stageOfProduce(broker) {
-  for (const stage of await broker.locator('.stage.busy').all()) {
-    for (const token of await stage.locator('.token').allTextContents()) {
-      if (PRODUCE_TOKEN.test(token.trim())) return stage.getAttribute('aria-label');
-    }
-  }
-  return null;
-}
-
-async function leaderOf(page, partition) {
-  const text = await page.getByRole('group', { name: `Partition orders-${partition}` }).textContent();
-  return Number(/Leader: (\d+)/.exec(text)[1]);
-}
-
+// Produces a record and steps until its answer, noting each stage of the
+// broker it is drawn in, step by step.
 async function produceAndWait(page, key, value) {
+  await openTab(page, 'Produce');
   await page.getByLabel('Key').fill(key);
   await page.getByLabel('Value').fill(value);
   await page.getByLabel('Acks', { exact: true }).selectOption('-1');
@@ -31,12 +20,15 @@ async function produceAndWait(page, key, value) {
   const step = page.getByRole('button', { name: 'Step', exact: true });
   const stages = [];
   let match = null;
-  for (let i = 0; i < 600 && !match; i++) {
+  for (let i = 0; i < 200 && !match; i++) {
     await step.click();
     match = /partition (\d+), offset (\d+)/.exec(await produced.textContent());
-    for (const b of [0, 1, 2]) {
-      const stage = await stageOfProduce(page.getByRole('region', { name: `Broker ${b}` }));
-      if (stage && stages.at(-1)?.stage !== stage) stages.push({ broker: b, stage });
+    // The stage follows the learner's request: the broker drawn inside is
+    // the one it is in.
+    const region = page.getByRole('region', { name: /^Broker \d+$/ });
+    const broker = Number(/(\d+)$/.exec(await region.getAttribute('aria-label'))[1]);
+    for (const t of await tokensIn(region)) {
+      if (FOLLOW_PRODUCE.test(t.name) && t.place && stages.at(-1)?.stage !== t.place) stages.push({ broker, stage: t.place });
     }
   }
   assert.ok(match, `the produce was answered; page says: ${await produced.textContent()}`);
@@ -47,7 +39,7 @@ test('an acks=all produce on replication factor 3 is stepped hop by hop until it
   const { page, problems } = await openApp(browser.context, browser.server.url);
   const { partition, offset, stages } = await produceAndWait(page, 'user-7', 'first');
   assert.equal(offset, 0);
-  const leader = await leaderOf(page, partition);
+  const { leader } = await partitionFacts(page, `orders-${partition}`);
   const names = stages.filter((s) => s.broker === leader).map((s) => s.stage.replace(/ \d+$/, '').replace(/ \(.*\)$/, ''));
   // The whole request path on the leader, in order, with the wait in
   // purgatory for the followers to fetch the record.
@@ -62,12 +54,13 @@ test('an acks=all produce on replication factor 3 is stepped hop by hop until it
 test('a fetch reads the record back, and a fetch with a large min bytes waits in purgatory', async () => {
   const { page, problems } = await openApp(browser.context, browser.server.url);
   const { partition } = await produceAndWait(page, 'user-8', 'second');
+  await openTab(page, 'Fetch');
   await page.getByLabel('Partition', { exact: true }).selectOption(String(partition));
   await page.getByLabel('Offset').fill('0');
   await page.getByRole('button', { name: 'Fetch', exact: true }).click();
   const consumed = page.getByRole('region', { name: 'Consumed records' });
   const step = page.getByRole('button', { name: 'Step', exact: true });
-  for (let i = 0; i < 300 && !/1 record\(s\)/.test(await consumed.textContent()); i++) await step.click();
+  for (let i = 0; i < 200 && !/1 record\(s\)/.test(await consumed.textContent()); i++) await step.click();
   assert.match(await consumed.textContent(), new RegExp(`orders-${partition} offset 0: user-8 = second`));
 
   // Now ask for more bytes than exist: the fetch parks until max wait.
@@ -75,18 +68,21 @@ test('a fetch reads the record back, and a fetch with a large min bytes waits in
   await page.getByLabel('Min bytes').fill('100000');
   await page.getByLabel('Max wait ms').fill('300');
   await page.getByRole('button', { name: 'Fetch', exact: true }).click();
-  const leader = await leaderOf(page, partition);
-  const purgatory = page.getByRole('region', { name: `Broker ${leader}` }).getByLabel('Purgatory', { exact: true });
+  const { leader } = await partitionFacts(page, `orders-${partition}`);
+  const broker = page.getByRole('region', { name: `Broker ${leader}` });
   let parked = false;
-  for (let i = 0; i < 300 && !parked; i++) {
+  for (let i = 0; i < 200 && !parked; i++) {
     await step.click();
-    parked = /Fetch client-3#\d+/.test(await purgatory.textContent());
+    parked = (await tokensIn(broker)).some((t) => /^Follow Fetch client-3#\d+$/.test(t.name) && t.place === 'Purgatory');
   }
-  assert.ok(parked, 'the consumer fetch waits in purgatory for fetch.min.bytes');
-  const waits = page.getByRole('region', { name: `Broker ${leader}` }).getByLabel('Waiting in purgatory');
+  assert.ok(parked, 'the consumer fetch waits in purgatory for fetch.min.bytes, drawn inside the purgatory');
+  // The stage says so in words too, with the time it can wait.
+  assert.match(await page.getByRole('status', { name: 'Going on now' }).textContent(), /Your Fetch client-3#\d+ waits in broker \d's purgatory, waiting for 100000 byte\(s\) to read .*after \d+ ms at the latest/);
+  await broker.locator('summary').click();
+  const waits = broker.getByLabel('Waiting in purgatory');
   assert.match(await waits.textContent(), /waiting for 100000 byte\(s\)/);
   // Its fetch.max.wait.ms timeout sits in a bucket of the timing wheel.
-  const wheel = page.getByRole('region', { name: `Broker ${leader}` }).getByRole('group', { name: 'Fetch timing wheel' });
+  const wheel = broker.getByRole('group', { name: 'Fetch timing wheel' });
   assert.match(await wheel.textContent(), /Fetch · timing wheel: [1-9]\d* timeouts waiting/);
   assert.ok((await wheel.locator('.bucket.busy').count()) >= 1, 'a bucket holds the delayed fetch');
   assert.deepEqual(problems, []);
@@ -97,12 +93,12 @@ test('step back restores exactly the previous view', async () => {
   const { page, problems } = await openApp(browser.context, browser.server.url);
   const step = page.getByRole('button', { name: 'Step', exact: true });
   await page.getByRole('button', { name: 'Produce', exact: true }).click();
-  for (let i = 0; i < 25; i++) await step.click();
+  for (let i = 0; i < 12; i++) await step.click();
   // Everything that shows the simulation's state (the timeline, which
   // remembers the step that was undone, is not part of it).
   const shown = async () => {
     const parts = [];
-    for (const selector of ['.clock', '.narration', '.partitions-overview', '.cluster', '.produced', '.consumed']) {
+    for (const selector of ['.clock', '.narration', '.stage', '.details-panel', '.produced']) {
       parts.push(await textOf(page.locator(selector)));
     }
     return parts.join('\n');
@@ -120,6 +116,7 @@ test('a bad fetch offset shows a clear message and changes nothing', async () =>
   const { page, problems } = await openApp(browser.context, browser.server.url);
   const clock = page.locator('.clock');
   const before = await clock.textContent();
+  await openTab(page, 'Fetch');
   await page.getByLabel('Offset').fill('abc');
   await page.getByRole('button', { name: 'Fetch', exact: true }).click();
   await page.getByRole('alert').waitFor();
@@ -142,11 +139,12 @@ test('headers travel with the record, and malformed headers are refused', async 
 
   await page.getByLabel('Headers').fill('trace-id=7, source=web');
   const { partition, offset } = await produceAndWait(page, 'user-9', 'with-headers');
+  await openTab(page, 'Fetch');
   await page.getByLabel('Partition', { exact: true }).selectOption(String(partition));
   await page.getByRole('button', { name: 'Fetch', exact: true }).click();
   const consumed = page.getByRole('region', { name: 'Consumed records' });
   const step = page.getByRole('button', { name: 'Step', exact: true });
-  for (let i = 0; i < 400 && !/with-headers/.test(await consumed.textContent()); i++) await step.click();
+  for (let i = 0; i < 200 && !/with-headers/.test(await consumed.textContent()); i++) await step.click();
   assert.match(await consumed.textContent(), new RegExp(`offset ${offset}: user-9 = with-headers \\[trace-id=7, source=web\\]`));
   assert.deepEqual(problems, []);
   await page.close();
@@ -157,7 +155,7 @@ test('play runs the simulation by itself, pause stops it, and the keyboard steps
   const clock = page.locator('.clock');
   const stepOf = async () => Number(/step (\d+)/.exec(await clock.textContent())[1]);
   const start = await stepOf();
-  await page.getByRole('slider', { name: 'Speed' }).fill('12');
+  await page.getByRole('slider', { name: 'Speed' }).fill('8');
   await page.getByRole('button', { name: 'Play', exact: true }).click();
   await page.waitForFunction((start) => /step (\d+)/.exec(document.querySelector('.clock').textContent)[1] > start + 200, start);
   await page.getByRole('button', { name: 'Pause', exact: true }).click();
@@ -167,18 +165,24 @@ test('play runs the simulation by itself, pause stops it, and the keyboard steps
   await page.getByRole('button', { name: 'Play', exact: true }).waitFor();
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => requestAnimationFrame(r)))));
   assert.equal(await stepOf(), paused);
-  // While playing, parts of the page off screen skip rendering; paused,
-  // every part is drawn again (innerText holds only rendered text), so a
-  // learner scrolling or a full-page screenshot sees the whole cluster.
-  assert.match(await page.getByRole('region', { name: 'Broker 2' }).innerText(), /SOCKET RECEIVE BUFFER/);
-  assert.match(await page.getByRole('region', { name: 'Segment inspector' }).innerText(), /\.log/);
+  // While playing, the details below the window skip rendering; paused,
+  // they are drawn again (innerText holds only rendered text).
+  assert.match(await page.getByRole('region', { name: 'Details' }).innerText(), /Leader: \d/);
   await page.locator('h1').click();
-  await page.keyboard.press('ArrowRight');
-  await page.waitForFunction((n) => /step (\d+)/.exec(document.querySelector('.clock').textContent)[1] > n, paused);
-  const afterRight = await stepOf();
-  await page.keyboard.press('ArrowLeft');
-  await page.waitForFunction((n) => Number(/step (\d+)/.exec(document.querySelector('.clock').textContent)[1]) < n, afterRight);
-  assert.equal(await stepOf(), paused);
+  const key = async (name) => {
+    const before = await clock.textContent();
+    await page.keyboard.press(name);
+    await page.waitForFunction((c) => document.querySelector('.clock').textContent !== c, before);
+    return stepOf();
+  };
+  // → steps (to the next position in focus), ← undoes exactly that step,
+  // and → takes it again, to the same step.
+  const first = await key('ArrowRight');
+  assert.ok(first > paused);
+  const second = await key('ArrowRight');
+  assert.ok(second > first);
+  assert.equal(await key('ArrowLeft'), first);
+  assert.equal(await key('ArrowRight'), second);
   await page.keyboard.press(' ');
   await page.getByRole('button', { name: 'Pause', exact: true }).waitFor();
   await page.keyboard.press(' ');
@@ -190,24 +194,18 @@ test('play runs the simulation by itself, pause stops it, and the keyboard steps
 test('the timeline scrubs back and forward through the same run', async () => {
   const { page, problems } = await openApp(browser.context, browser.server.url);
   const step = page.getByRole('button', { name: 'Step', exact: true });
-  // The page opens at the end of the cluster's boot, which is on the
-  // timeline before it.
-  const start = Number((await page.locator('.timeline-value').textContent()).split(' / ')[0]);
   await page.getByRole('button', { name: 'Produce', exact: true }).click();
   const views = [];
-  for (let i = 0; i < 30; i++) {
+  for (let i = 0; i < 20; i++) {
     await step.click();
-    views.push(await textOf(page.locator('main .cluster')));
+    const position = Number((await page.locator('.timeline-value').textContent()).split(' / ')[0]);
+    views.push({ position, text: await textOf(page.locator('.cluster-map')) + (await textOf(page.locator('.broker-inside'))) });
   }
-  // Position `start` is the booted cluster, start + 1 the Produce, and
-  // start + 2 onwards each step: views[i] was shown at position start + i + 2.
   const timeline = page.getByRole('slider', { name: 'Timeline' });
-  await timeline.fill(String(start + 12));
-  assert.equal(await textOf(page.locator('main .cluster')), views[10]);
-  await timeline.fill(String(start + 31));
-  assert.equal(await textOf(page.locator('main .cluster')), views[29]);
-  await timeline.fill(String(start + 5));
-  assert.equal(await textOf(page.locator('main .cluster')), views[3]);
+  for (const i of [8, 19, 3]) {
+    await timeline.fill(String(views[i].position));
+    assert.equal(await textOf(page.locator('.cluster-map')) + (await textOf(page.locator('.broker-inside'))), views[i].text, `position ${views[i].position}`);
+  }
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -218,7 +216,8 @@ test('the Korean switch translates the page and the narration, and the controls 
   await page.locator('.app[lang="ko"]').waitFor();
   const hangul = /[\uAC00-\uD7A3]/;
   assert.match(await page.locator('.tagline').textContent(), hangul);
-  assert.match(await page.getByRole('region', { name: 'Broker 0' }).locator('h2').textContent(), /브로커 0/);
+  assert.match(await page.getByRole('group', { name: 'Picked node' }).textContent(), /브로커 \d/);
+  await openTab(page, 'Partitions');
   const card = page.getByRole('group', { name: 'Partition orders-0' });
   await card.getByLabel('Why? orders-0').click();
   await card.getByText(/할당 순서 .*의 첫 복제본\(선호 리더\)/).waitFor();
@@ -240,6 +239,7 @@ test('the Korean switch translates the page and the narration, and the controls 
 test('the segment inspector decodes a batch field by field and lights up its bytes', async () => {
   const { page, problems } = await openApp(browser.context, browser.server.url);
   const { partition } = await produceAndWait(page, 'user-9', 'inspect-me');
+  await openTab(page, 'Segments');
   const inspector = page.getByRole('region', { name: 'Segment inspector' });
   await inspector.getByLabel('Inspect partition').selectOption({ label: `orders-${partition}` });
   await inspector.getByRole('listitem', { name: 'Segment 00000000000000000000.log' }).click();
@@ -259,19 +259,22 @@ test('the segment inspector decodes a batch field by field and lights up its byt
   await page.close();
 });
 
-test('inside one broker or all: the broker choice draws only the chosen one', async () => {
+test('the stage shows the picked broker inside, or every broker', async () => {
   const { page, problems } = await openApp(browser.context, browser.server.url);
   const brokers = page.getByRole('region', { name: /^Broker \d+$/ });
-  assert.equal(await brokers.count(), 3);
-  await page.getByLabel('Show brokers').selectOption({ label: 'Broker 1' });
-  await page.waitForFunction(() => document.querySelectorAll('section.broker').length === 1);
-  assert.equal(await brokers.count(), 1);
+  assert.equal(await brokers.count(), 1, 'one broker inside at a time');
+  await pick(page, 'Broker 1');
   await page.getByRole('region', { name: 'Broker 1' }).waitFor();
-  // The map still shows every broker; stepping keeps the choice.
+  // Stepping keeps the choice.
   await page.getByRole('button', { name: 'Step', exact: true }).click();
-  assert.equal(await brokers.count(), 1);
+  assert.equal(await page.getByRole('region', { name: 'Broker 1' }).count(), 1);
   await page.getByLabel('Show brokers').selectOption({ label: 'every broker' });
-  await page.waitForFunction(() => document.querySelectorAll('section.broker').length === 3);
+  await page.waitForFunction(() => document.querySelectorAll('section.broker-inside').length === 3);
+  await page.getByLabel('Show brokers').selectOption({ label: 'the picked broker' });
+  await page.waitForFunction(() => document.querySelectorAll('section.broker-inside').length === 1);
+  // A controller's insides: its Raft role, explained.
+  await pick(page, 'Controller 0');
+  assert.match(await page.getByRole('region', { name: 'Controller 0' }).textContent(), /(follower|active controller|Raft leader)/i);
   assert.deepEqual(problems, []);
   await page.close();
 });
