@@ -175,3 +175,14 @@ mod tests {
         assert_eq!(release(s.sim().trace(), follower), None);
     }
 }
+
+/// The broker the learner's own requests were last in: where the stage looks
+/// when the learner has not picked a node. Read from the trace (the newest
+/// `limit` events at most), so the same position of the same run always
+/// shows the same broker, on any page that opens it.
+pub fn last_learner_broker(trace: &[TraceEvent], limit: usize) -> Option<u32> {
+    trace.iter().rev().take(limit).find_map(|e| match (e.node, e.kind.request()) {
+        (NodeId::Broker(b), Some(r)) if matches!(r.client, NodeId::Client(_)) => Some(b),
+        _ => None,
+    })
+}

@@ -241,6 +241,8 @@ pub struct Texts {
     pub share_intro: &'static str,
     pub first_hint: &'static str,
     pub all_calm: &'static str,
+    pub legend_quorum: &'static str,
+    pub legend_broker_control: &'static str,
     pub fetcher_idle: &'static str,
     pub purgatory_clock_hint: &'static str,
     pub purgatory_details: &'static str,
@@ -453,6 +455,8 @@ pub static EN: Texts = Texts {
     purgatory_clock_hint: "The soonest deadline in purgatory: a delayed produce gives up after its request's timeout, a delayed fetch answers with what it has after fetch.max.wait.ms (replica.fetch.wait.max.ms for a follower).",
     purgatory_details: "What waits in purgatory, and its timing wheel",
     fetcher_idle: "Waiting out replica.fetch.backoff.ms, or about to send its next fetch.",
+    legend_quorum: "the controller quorum",
+    legend_broker_control: "a broker and the controller",
 };
 
 pub static KO: Texts = Texts {
@@ -656,6 +660,8 @@ pub static KO: Texts = Texts {
     purgatory_clock_hint: "퍼거토리에서 가장 가까운 마감: 지연된 프로듀스는 요청의 타임아웃이 지나면 포기하고, 지연된 페치는 fetch.max.wait.ms(팔로워는 replica.fetch.wait.max.ms)가 지나면 가진 것으로 답합니다.",
     purgatory_details: "퍼거토리에서 기다리는 것과 타이밍 휠",
     fetcher_idle: "replica.fetch.backoff.ms를 기다리거나 다음 페치를 보내려는 참입니다.",
+    legend_quorum: "컨트롤러 쿼럼",
+    legend_broker_control: "브로커와 컨트롤러",
 };
 
 // ---------------------------------------------------------------------------

@@ -4,7 +4,7 @@
 // checker raises an alarm that jumps to the step that lost the write.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withBrowser, openApp, openSetup } from './harness.mjs';
+import { withBrowser, openApp, openSetup, openTab, pick, partitionFacts } from './harness.mjs';
 
 const browser = withBrowser();
 
@@ -14,13 +14,14 @@ async function acked(page) {
 
 // Plays at top speed until `condition` holds in the page, then pauses.
 async function playUntil(page, condition, arg) {
-  await page.getByRole('slider', { name: 'Speed' }).fill('12');
+  await page.getByRole('slider', { name: 'Speed' }).fill('8');
   await page.getByRole('button', { name: 'Play', exact: true }).click();
   await page.waitForFunction(condition, arg, { timeout: 150_000 });
   await page.getByRole('button', { name: 'Pause', exact: true }).click();
 }
 
 async function produce(page, n) {
+  await openTab(page, 'Produce');
   await page.getByLabel('Key').fill('user-42');
   await page.getByRole('button', { name: 'Produce', exact: true }).click();
   await playUntil(page, (n) => (document.querySelector('.produced').textContent.match(/offset \d+/g) ?? []).length >= n, n);
@@ -32,28 +33,32 @@ test('an unclean election loses an acknowledged write, and the alarm jumps to it
   await openSetup(page);
   await page.getByLabel('unclean.leader.election.enable', { exact: true }).check();
   await page.getByRole('button', { name: 'Apply setup' }).click();
+  await openTab(page, 'Alarms');
   const alarms = page.getByRole('region', { name: 'Alarms' });
   assert.match(await alarms.textContent(), /No invariant is broken so far/);
 
   await produce(page, 1);
   const partition = /partition (\d+), offset/.exec(await page.getByRole('region', { name: 'Produced records' }).textContent())[1];
-  const facts = await page.getByRole('group', { name: `Partition orders-${partition}` }).textContent();
-  const leader = Number(/Leader: (\d+)/.exec(facts)[1]);
-  for (const b of [0, 1, 2].filter((b) => b !== leader)) await page.getByRole('button', { name: `Isolate broker ${b}` }).click();
+  const { leader } = await partitionFacts(page, `orders-${partition}`);
+  for (const b of [0, 1, 2].filter((b) => b !== leader)) {
+    await pick(page, `Broker ${b}`);
+    await page.getByRole('button', { name: `Isolate broker ${b}` }).click();
+  }
   // The followers are fenced after broker.session.timeout.ms; then the
   // leader, alone in the ISR, acknowledges with min.insync.replicas=1.
   await produce(page, 2);
+  await pick(page, `Broker ${leader}`);
   await page.getByRole('button', { name: `Kill broker ${leader}` }).click();
   await page.getByRole('button', { name: 'Heal network' }).click();
   const next = page.getByRole('button', { name: 'Next controller event' });
   for (let i = 0; i < 80; i++) {
-    const text = await page.getByRole('group', { name: `Partition orders-${partition}` }).textContent();
-    const now = /Leader: (\d+|none)/.exec(text)[1];
-    if (now !== 'none' && Number(now) !== leader) break;
+    const now = (await partitionFacts(page, `orders-${partition}`)).leader;
+    if (now !== null && now !== leader) break;
     await next.click();
   }
   await produce(page, 3);
-  await playUntil(page, () => /Acknowledged writes are never lost/.test(document.querySelector('.alarms').textContent));
+  await openTab(page, 'Alarms');
+  await playUntil(page, () => /Acknowledged writes are never lost/.test(document.querySelector('.alarms')?.textContent ?? ''));
   const text = await alarms.textContent();
   assert.match(text, /Alarms \([1-9]\d*\)/);
   assert.match(text, /Acknowledged writes are never lost/);

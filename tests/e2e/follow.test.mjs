@@ -3,7 +3,7 @@
 // Also: each produced record says why it went to its partition.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withBrowser, openApp, stepButton } from './harness.mjs';
+import { withBrowser, openApp, stepButton, pick } from './harness.mjs';
 
 const browser = withBrowser();
 
@@ -28,7 +28,7 @@ test('following an acks=all produce shows its path, its hops and the fetches tha
   const panel = page.getByRole('region', { name: 'Following' });
   await panel.waitFor();
   assert.equal(await panel.locator('h2').textContent(), `Following: Produce ${request}`);
-  assert.equal(await page.locator('button.token.followed').count(), 1, 'the token is marked wherever it is');
+  assert.equal(await page.locator('.tok.followed, .dot.followed').count(), 1, 'the token is marked wherever it is');
   const hops = panel.getByRole('list', { name: 'Hops' });
   const next = panel.getByRole('button', { name: 'Next hop' });
   let lines = await hops.locator('li').count();
@@ -44,7 +44,7 @@ test('following an acks=all produce shows its path, its hops and the fetches tha
     lines = now;
     if (!released && (await panel.getByLabel('Released by').count()) > 0) {
       released = true;
-      releasers = await page.locator('button.token.releaser').count();
+      releasers = await page.locator('.tok.releaser').count();
     }
   }
   assert.ok(released, 'an acks=all produce is released by follower fetches');
@@ -58,13 +58,15 @@ test('following an acks=all produce shows its path, its hops and the fetches tha
   assert.match(text, new RegExp(`The response to Produce request ${request} moved from the network to the client`));
   // On the leader, every stage it passed through is marked.
   const leader = Number(/on broker (\d)/.exec(release)[1]);
+  await pick(page, `Broker ${leader}`);
   const broker = page.getByRole('region', { name: `Broker ${leader}` });
-  const visited = await broker.locator('.stage.visited').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label').replace(/ \d+$/, '').replace(/ \(.*\)$/, '')));
+  const visited = await broker.locator('.place.visited').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label').replace(/ \d+$/, '').replace(/ \(.*\)$/, '')));
   for (const stage of ['Socket receive buffer', 'Network thread', 'Request queue', 'I/O thread', 'Log append', 'Purgatory', 'Response queue', 'Socket send buffer']) {
     assert.ok(visited.includes(stage), `${stage} in ${visited}`);
   }
   for (const other of [0, 1, 2].filter((b) => b !== leader)) {
-    assert.equal(await page.getByRole('region', { name: `Broker ${other}` }).locator('.stage.visited').count(), 0, 'a produce visits only its leader');
+    await pick(page, `Broker ${other}`);
+    assert.equal(await page.getByRole('region', { name: `Broker ${other}` }).locator('.place.visited').count(), 0, 'a produce visits only its leader');
   }
   assert.match(await page.getByRole('region', { name: 'Produced records' }).textContent(), /offset 0/);
   // Korean: the hop lines are narrated in Korean.
@@ -76,7 +78,7 @@ test('following an acks=all produce shows its path, its hops and the fetches tha
   await page.locator('.app[lang="en"]').waitFor();
   await panel.getByRole('button', { name: 'Stop following' }).click();
   await panel.waitFor({ state: 'detached' });
-  assert.equal(await page.locator('.stage.visited').count(), 0);
+  assert.equal(await page.locator('.place.visited').count(), 0);
   assert.deepEqual(problems, []);
   await page.close();
 });

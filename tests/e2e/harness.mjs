@@ -73,6 +73,9 @@ export async function openApp(context, baseUrl, query = '') {
     if (msg.type() === 'error') problems.push(`console error: ${msg.text()}`);
   });
   page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  page.on('response', (res) => {
+    if (res.status() >= 400) problems.push(`HTTP ${res.status()}: ${res.url()}`);
+  });
   await page.route('**/*', (route) => {
     const url = new URL(route.request().url());
     if (url.hostname === '127.0.0.1') return route.continue();
@@ -103,7 +106,7 @@ export async function textOf(locator) {
 // the same session give the same string.
 export async function shownState(page) {
   const parts = [];
-  for (const selector of ['.clock', '.timeline-value', '.narration', '.stage', '.details-panel', '.dock-panel']) {
+  for (const selector of ['.clock', '.timeline-value', '.narration', '.stage', '.details-panel']) {
     parts.push(await textOf(page.locator(selector)));
   }
   return parts.join('\n');

@@ -2,7 +2,7 @@
 // the controls still work.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withBrowser, openApp, stepButton, openSetup } from './harness.mjs';
+import { withBrowser, openApp, stepButton, openSetup, openTab } from './harness.mjs';
 
 const browser = withBrowser();
 
@@ -27,8 +27,10 @@ test('at 390×844 the page never scrolls sideways, and Produce and Step work', a
   const token = page.getByRole('button', { name: /^Follow Fetch broker-\d+#\d+$/ }).first();
   await token.click();
   await page.getByRole('region', { name: 'Following' }).waitFor();
-  const inspector = page.getByRole('region', { name: 'Segment inspector' });
+  await openTab(page, 'Produce');
   const partition = /partition (\d)/.exec(await produced.textContent())[1];
+  await openTab(page, 'Segments');
+  const inspector = page.getByRole('region', { name: 'Segment inspector' });
   await inspector.getByLabel('Inspect partition').selectOption({ label: `orders-${partition}` });
   await inspector.getByRole('listitem', { name: 'Batch at position 0' }).click();
   await page.locator('.fields tr').first().click();

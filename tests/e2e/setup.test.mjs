@@ -3,7 +3,7 @@
 // current run is left exactly as it was.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withBrowser, openApp, shownState, stepButton, openSetup } from './harness.mjs';
+import { withBrowser, openApp, shownState, stepButton, openSetup, openTab } from './harness.mjs';
 
 const browser = withBrowser();
 
@@ -30,18 +30,21 @@ test('a valid setup starts a fresh run with that cluster', async () => {
   await setup.getByLabel('Seed', { exact: true }).fill('42');
   await setup.getByRole('button', { name: 'Apply setup' }).click();
 
-  await page.getByRole('region', { name: 'Broker 4' }).waitFor();
-  assert.equal(await page.getByRole('region', { name: /^Broker \d+$/ }).count(), 5);
+  await page.getByRole('button', { name: 'Broker 4', exact: true }).waitFor();
+  assert.equal(await page.getByRole('button', { name: /^Broker \d+$/ }).count(), 5, 'five brokers on the map');
+  await openTab(page, 'Partitions');
   for (const p of ['payments-0', 'payments-1', 'payments-2', 'payments-3', 'audit-0']) {
     await page.getByRole('group', { name: `Partition ${p}` }).waitFor();
   }
   assert.equal(await page.getByRole('group', { name: /^Partition orders-/ }).count(), 0);
   const summary = await page.getByLabel('Current setup').textContent();
+  await openTab(page, 'Quorum');
   assert.equal(await page.getByRole('region', { name: 'Controller quorum' }).getByRole('group', { name: /^Controller \d+$/ }).count(), 5);
   assert.match(summary, /5 brokers · 5 controllers · payments \(4 partitions, RF 3\), audit \(1 partitions, RF 1\) · acks=1 · min\.insync\.replicas=2 · unclean election on · seed 42/);
   // A fresh run, booted: an active controller, nothing produced, and the
   // timeline at the end of the boot (the election and registrations).
   assert.match(await page.getByRole('region', { name: 'Controller quorum' }).textContent(), /Active controller: \d/);
+  await openTab(page, 'Produce');
   assert.match(await page.getByRole('region', { name: 'Produced records' }).textContent(), /Nothing produced yet/);
   const [at, end] = (await page.locator('.timeline-value').textContent()).split(' / ').map(Number);
   assert.ok(at > 0 && at === end, `the timeline ends at the booted cluster: ${at} / ${end}`);
@@ -53,6 +56,7 @@ test('a valid setup starts a fresh run with that cluster', async () => {
   for (let i = 0; i < 400 && !/offset \d+/.test(await produced.textContent()); i++) await stepButton(page).click();
   assert.match(await produced.textContent(), /client-0 \(acks=1\) key user-42: partition \d, offset 0/);
   // Fetching from the second topic offers its one partition.
+  await openTab(page, 'Fetch');
   await page.getByLabel('Fetch topic', { exact: true }).selectOption({ label: 'audit' });
   assert.deepEqual(await page.getByLabel('Partition', { exact: true }).locator('option').allTextContents(), ['0']);
   assert.deepEqual(problems, []);
@@ -133,11 +137,13 @@ test('with two consumers, each fetches on its own', async () => {
   await setup.getByLabel('Consumers', { exact: true }).selectOption('2');
   await setup.getByRole('button', { name: 'Apply setup' }).click();
   await page.getByLabel('Current setup').filter({ hasText: '2 consumers' }).waitFor();
+  await openTab(page, 'Produce');
   await page.getByRole('button', { name: 'Produce', exact: true }).click();
   const produced = page.getByRole('region', { name: 'Produced records' });
   for (let i = 0; i < 400 && !/offset \d+/.test(await produced.textContent()); i++) await stepButton(page).click();
   const partition = /partition (\d+)/.exec(await produced.textContent())[1];
   // The Fetch form now asks which consumer fetches.
+  await openTab(page, 'Fetch');
   assert.deepEqual(await page.getByLabel('Consumer', { exact: true }).locator('option').allTextContents(), ['client-3', 'client-4']);
   await page.getByLabel('Consumer', { exact: true }).selectOption({ label: 'client-4' });
   await page.getByLabel('Partition', { exact: true }).selectOption(partition);

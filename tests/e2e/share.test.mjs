@@ -2,11 +2,12 @@
 // and opening it in a fresh page shows the same session at the same step.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withBrowser, openApp, shownState, stepButton, openSetup } from './harness.mjs';
+import { withBrowser, openApp, shownState, stepButton, openSetup, openTab } from './harness.mjs';
 
 const browser = withBrowser();
 
 async function copyLink(page) {
+  await openTab(page, 'Share');
   await page.getByRole('button', { name: 'Copy share link' }).click();
   await page.waitForFunction(() => location.hash.startsWith('#s='));
   await page.waitForFunction(() => document.querySelector('.share-status').textContent.length > 0);
@@ -21,8 +22,9 @@ test('a share link reopens the same session at the same step', async () => {
   await page.getByLabel('Topic 1 partitions', { exact: true }).fill('5');
   await page.getByLabel('Seed', { exact: true }).fill('7');
   await page.getByRole('button', { name: 'Apply setup' }).click();
-  await page.getByRole('region', { name: 'Broker 3' }).waitFor();
+  await page.getByRole('button', { name: 'Broker 3', exact: true }).waitFor();
 
+  await openTab(page, 'Produce');
   await page.getByLabel('Key').fill('alice');
   await page.getByRole('button', { name: 'Produce', exact: true }).click();
   for (let i = 0; i < 30; i++) await stepButton(page).click();
@@ -30,18 +32,23 @@ test('a share link reopens the same session at the same step', async () => {
   await page.getByLabel('Acks', { exact: true }).selectOption('1');
   await page.getByRole('button', { name: 'Produce', exact: true }).click();
   for (let i = 0; i < 40; i++) await stepButton(page).click();
+  await openTab(page, 'Fetch');
   await page.getByLabel('Offset').fill('0');
   await page.getByRole('button', { name: 'Fetch', exact: true }).click();
   for (let i = 0; i < 20; i++) await stepButton(page).click();
+  await openTab(page, 'Produce');
   // Back a few steps: the link keeps the future too, and the position.
   for (let i = 0; i < 6; i++) await page.getByRole('button', { name: 'Step back', exact: true }).click();
   const original = await shownState(page);
   const link = await copyLink(page);
   assert.match(link, /#s=[A-Za-z0-9_-]+$/, 'base64url without padding');
 
+  await openTab(page, 'Produce');
   const { page: opened, problems: openedProblems } = await openApp(browser.context, link, '');
   assert.equal(await shownState(opened), original);
+  await openSetup(opened);
   assert.match(await opened.getByLabel('Current setup').textContent(), /4 brokers · 3 controllers · orders \(5 partitions, RF 3\) .* seed 7/);
+  await openTab(opened, 'Produce');
   // The same future: a Step on each page shows the same thing.
   await stepButton(page).click();
   await stepButton(opened).click();
@@ -59,9 +66,12 @@ test('a malformed link says so and opens the default cluster', async () => {
     const alert = page.getByRole('alert');
     await alert.waitFor();
     assert.match(await alert.textContent(), /This share link could not be opened: .+\. The default cluster is shown instead\./);
+    await openSetup(page);
     assert.match(await page.getByLabel('Current setup').textContent(), /^3 brokers · 3 controllers · orders \(3 partitions, RF 3\) · acks=all/);
-    assert.equal(await page.getByRole('region', { name: /^Broker \d+$/ }).count(), 3);
+    assert.equal(await page.getByRole('button', { name: /^Broker \d+$/ }).count(), 3);
+    await openTab(page, 'Quorum');
     assert.match(await page.getByRole('region', { name: 'Controller quorum' }).textContent(), /Active controller: \d/);
+    await openTab(page, 'Produce');
     // The default cluster works as usual.
     await page.getByRole('button', { name: 'Produce', exact: true }).click();
     await stepButton(page).click();
@@ -99,6 +109,7 @@ test('a link pasted into the address bar of an open page opens too', async () =>
   // Start over, then paste the link back.
   await openSetup(page);
   await page.getByRole('button', { name: 'Apply setup' }).click();
+  await openTab(page, 'Produce');
   await page.waitForFunction(() => /Nothing produced yet/.test(document.querySelector('.produced').textContent));
   assert.equal(new URL(page.url()).hash, '', 'a new setup takes the old link out of the address bar');
   await page.evaluate((hash) => { location.hash = hash; }, new URL(link).hash);

@@ -18,7 +18,7 @@ test('the theme follows prefers-color-scheme, and the Theme button overrides it 
   await page.emulateMedia({ colorScheme: 'light' });
   assert.equal(await isDark(page), false);
   await page.emulateMedia({ colorScheme: 'dark' });
-  await page.waitForFunction(() => getComputedStyle(document.body).backgroundColor !== 'rgb(247, 247, 245)');
+  await page.waitForFunction(() => getComputedStyle(document.body).backgroundColor !== 'rgb(243, 244, 247)');
   assert.equal(await isDark(page), true);
   const theme = page.getByRole('button', { name: 'Theme' });
   // In dark, the button offers light.
@@ -34,9 +34,8 @@ test('the theme follows prefers-color-scheme, and the Theme button overrides it 
   await page.locator('html[data-theme="dark"]').waitFor({ state: 'attached' });
   await page.emulateMedia({ colorScheme: 'light' });
   assert.equal(await isDark(page), true);
-  // Tokens stay readable: text and background differ strongly in both.
-  await page.getByRole('button', { name: 'Produce', exact: true }).click();
-  const legend = page.getByLabel('Legend').locator('.token.produce').first();
+  // Tokens stay readable: text and fill differ strongly in both palettes.
+  const legend = page.getByLabel('Legend').locator('.chip-swatch.produce').first();
   const colours = await legend.evaluate((el) => [getComputedStyle(el).color, getComputedStyle(el).backgroundColor]);
   assert.notEqual(colours[0], colours[1]);
   await page.evaluate(() => localStorage.removeItem('kafkascope.theme'));

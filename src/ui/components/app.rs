@@ -17,6 +17,10 @@ pub struct FollowContext {
     pub releasers: Rc<Vec<RequestId>>,
 }
 
+/// How far back the stage looks for the learner's last request: a quiet
+/// run's trace grows long, and a render must stay cheap.
+const RECENT_SCAN: usize = 20_000;
+
 /// The simulated time drawn, for the few parts that count down: only they
 /// are drawn again on every frame of play.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -44,6 +48,7 @@ pub fn app() -> Html {
     let can_step_back = session.can_step_back();
     let (timeline_len, timeline_index) = (session.timeline_len(), session.timeline_index());
     let violations = Rc::new(session.violations().to_vec());
+    let recent = follow::last_learner_broker(session.sim().trace(), RECENT_SCAN);
     // Following: the request's own events, its stages on each broker, and
     // what released it from purgatory.
     let follow_data = state.followed.as_ref().map(|f| {
@@ -82,7 +87,7 @@ pub fn app() -> Html {
             }
             <main class="workspace">
                 <Stage view={view.clone()} selected={state.selected} visited={visited} narrow={narrow}
-                    show_hint={!state.hint_used} now_ms={display_ms} status={status.clone()} />
+                    show_hint={!state.hint_used} now_ms={display_ms} status={status.clone()} {recent} />
                 <aside class="side" aria-label="Actions and narration">
                     <Dock key={format!("dock-{}", state.generation)} open={state.dock} topics={topics}
                         setup={state.setup.clone()} setup_error={state.setup_error.clone()} share={state.share}

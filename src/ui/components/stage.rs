@@ -1,4 +1,4 @@
-use super::{BrokerInside, ClusterMap, ControllerInside, NodeBar, Situations};
+use super::{BrokerInside, ClusterMap, ControllerInside, Legend, NodeBar, Situations};
 use crate::sim::collections::{BTreeMap, BTreeSet};
 use crate::sim::ids::NodeId;
 use crate::sim::trace::Stage as SimStage;
@@ -21,6 +21,8 @@ pub struct StageProps {
     pub now_ms: f64,
     /// What Play or the last Step is doing, when it says something.
     pub status: Option<String>,
+    /// The broker the learner's own requests were last in.
+    pub recent: Option<u32>,
 }
 
 /// What the stage shows inside: a broker's request path or a controller's
@@ -38,9 +40,8 @@ pub enum Shown {
 pub fn stage(props: &StageProps) -> Html {
     let t = use_context::<Lang>().unwrap_or_default().texts();
     let view = &props.view;
-    let last_auto = use_mut_ref(|| None::<u32>);
     let every_broker = use_state(|| false);
-    let shown = resolve(view, props.selected, &mut last_auto.borrow_mut());
+    let shown = resolve(view, props.selected, props.recent);
     let layout = if props.narrow { Layout::Narrow } else { Layout::Wide };
     let on_every = {
         let every_broker = every_broker.clone();
@@ -83,15 +84,16 @@ pub fn stage(props: &StageProps) -> Html {
                     None => html! {},
                 } }
             }
+            <Legend />
         </section>
     }
 }
 
 /// The node the stage shows inside. Auto follows the learner's own request:
 /// the broker one of their requests (or its response) is in, or is on its
-/// way to or from; between requests it stays where it was, and before the
-/// first it is the leader of the first partition.
-pub fn resolve(view: &ClusterView, selected: Selection, last_auto: &mut Option<u32>) -> Option<Shown> {
+/// way to or from; between requests the broker their requests were last in;
+/// before the first, the leader of the first partition.
+pub fn resolve(view: &ClusterView, selected: Selection, recent: Option<u32>) -> Option<Shown> {
     let exists = |b: u32| view.brokers.iter().any(|x| x.id == b);
     match selected {
         Selection::Broker(b) if exists(b) => return Some(Shown::Broker(b)),
@@ -108,9 +110,8 @@ pub fn resolve(view: &ClusterView, selected: Selection, last_auto: &mut Option<u
             _ => None,
         })
     };
-    let pick = inside.map(|b| b.id).or_else(on_the_way).filter(|b| exists(*b)).or(last_auto.filter(|b| exists(*b))).or_else(|| {
+    let pick = inside.map(|b| b.id).or_else(on_the_way).filter(|b| exists(*b)).or(recent.filter(|b| exists(*b))).or_else(|| {
         view.partitions.first().and_then(|p| p.leader).filter(|b| exists(*b)).or(view.brokers.first().map(|b| b.id))
     });
-    *last_auto = pick;
     pick.map(Shown::Broker)
 }
