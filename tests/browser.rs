@@ -22,7 +22,7 @@ fn document() -> web_sys::Document {
 }
 
 fn button(root: &web_sys::Element, label: &str) -> web_sys::HtmlElement {
-    root.query_selector(&format!("button[aria-label='{label}']"))
+    root.query_selector(&format!("button:not([role='tab'])[aria-label='{label}']"))
         .unwrap()
         .unwrap_or_else(|| panic!("no button labelled {label}"))
         .dyn_into()
