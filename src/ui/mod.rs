@@ -20,6 +20,7 @@ pub mod setup;
 pub mod share;
 pub mod state;
 pub mod story;
+pub mod svg;
 pub mod tokens;
 pub mod why;
 

@@ -5,11 +5,12 @@ use crate::sim::protocol::ApiKey;
 use crate::sim::raft::state::RaftRole;
 use crate::sim::trace::Direction;
 use crate::sim::view::{BrokerStatus, ClusterView, InFlightView};
-use crate::ui::countdown::{self, Countdown};
+use crate::ui::countdown;
+use crate::ui::svg::Svg;
 use crate::ui::faults;
 use crate::ui::hooks::use_dispatch;
 use crate::ui::i18n::{Lang, Texts};
-use crate::ui::layout::{self, Layout, NodeKind, NodePlace};
+use crate::ui::layout::{self, Layout, NodePlace};
 use crate::ui::state::{Action, Followed, Selection};
 use std::rc::Rc;
 use yew::prelude::*;
@@ -67,39 +68,17 @@ pub fn cluster_map(props: &ClusterMapProps) -> Html {
         <figure class={classes!("cluster-map", matches!(layout, Layout::Narrow).then_some("narrow"))}>
             <svg viewBox={format!("0 0 {width} {height}")} role="group" aria-label={label.clone()}>
                 <title>{ label }</title>
-                <g class="links" aria-hidden="true">
-                    { for links.iter().filter_map(|(a, b)| {
-                        let ((x1, y1), (x2, y2)) = layout::link_ends(&place(*a)?, &place(*b)?);
-                        Some(html! { <line class="link" x1={f(x1)} y1={f(y1)} x2={f(x2)} y2={f(y2)} /> })
-                    }) }
-                    { for cut_links.iter().filter_map(|(a, b)| {
-                        let ((x1, y1), (x2, y2)) = layout::link_ends(&place(*a)?, &place(*b)?);
-                        let (mx, my) = ((x1 + x2) / 2.0, (y1 + y2) / 2.0);
-                        Some(html! {
-                            <g class="cut">
-                                <line class="link cut" x1={f(x1)} y1={f(y1)} x2={f(x2)} y2={f(y2)} />
-                                <text x={f(mx)} y={f(my)} text-anchor="middle" dy="0.35em">{ "✂" }</text>
-                            </g>
-                        })
-                    }) }
-                </g>
+                { links_markup(view, &links, &cut_links, layout) }
                 { for view.quorum.iter().flat_map(|q| q.controllers.iter()).filter_map(|c| {
                     let p = place(NodeId::Controller(c.id))?;
                     let selected = props.shown == Some(Shown::Controller(c.id));
                     let (class, role) = controller_role(t, c.alive, c.active, c.raft.as_ref().map(|r| &r.role), c.raft.as_ref().map_or(0, |r| r.epoch));
                     let isolated = faults::is_cut_off(view, NodeId::Controller(c.id));
-                    let (cx, cy) = p.rect.center();
-                    let r = p.rect.w / 2.0;
                     Some(html! {
                         <g class={classes!("map-node", "controller", class, selected.then_some("selected"), isolated.then_some("isolated"))}
                             role="button" tabindex="0" aria-pressed={selected.to_string()} aria-label={format!("Controller {}", c.id)}
                             onclick={select(Selection::Controller(c.id))} onkeydown={keys(Selection::Controller(c.id))}>
-                            <title>{ format!("{} {} · {role}", t.controller, c.id) }</title>
-                            <circle class="halo" cx={f(cx)} cy={f(cy)} r={f(r + 5.0)} />
-                            <circle class="body" cx={f(cx)} cy={f(cy)} r={f(r)} />
-                            <text class="node-name" x={f(cx)} y={f(cy)} text-anchor="middle" dy="0.35em">{ format!("C{}", c.id) }</text>
-                            <text class="node-role" x={f(cx)} y={f(cy + r + 11.0)} text-anchor="middle">{ role }</text>
-                            { countdown::controller(view, c.id, props.now_ms).map(|cd| controller_countdown(lang, &cd, cx, cy, r, layout)).unwrap_or_default() }
+                            { controller_body(lang, view, c.id, &role, &p, props.now_ms, layout) }
                         </g>
                     })
                 }) }
@@ -111,20 +90,11 @@ pub fn cluster_map(props: &ClusterMapProps) -> Html {
                         <g class={classes!("map-node", "broker", status_class(b.status), selected.then_some("selected"), isolated.then_some("isolated"))}
                             role="button" tabindex="0" aria-pressed={selected.to_string()} aria-label={format!("Broker {}", b.id)}
                             onclick={select(Selection::Broker(b.id))} onkeydown={keys(Selection::Broker(b.id))}>
-                            { broker_card(t, view, b.id, b.status, isolated, &p, layout) }
-                            { countdown::broker_session(view, b.id, props.now_ms).map(|cd| broker_countdown(lang, &cd, &p)).unwrap_or_default() }
+                            { broker_card(lang, view, b.id, b.status, isolated, &p, layout, props.now_ms) }
                         </g>
                     })
                 }) }
-                { for layout::clients(view).into_iter().filter_map(|id| {
-                    let p = place(id)?;
-                    Some(html! {
-                        <>
-                            { client_pill(t, view, id, &p, layout) }
-                            { countdown::producer(view, id, props.now_ms).map(|cd| client_countdown(lang, &cd, &p)).unwrap_or_default() }
-                        </>
-                    })
-                }) }
+                { clients_markup(lang, view, layout, props.now_ms) }
                 <g class="messages">
                     { for view.in_flight.iter().filter_map(|m| {
                         let (from, to) = (place(m.from)?, place(m.to)?);
@@ -134,10 +104,6 @@ pub fn cluster_map(props: &ClusterMapProps) -> Html {
             </svg>
         </figure>
     }
-}
-
-fn f(x: f64) -> String {
-    format!("{x:.1}")
 }
 
 fn ordered(a: NodeId, b: NodeId) -> (NodeId, NodeId) {
@@ -200,10 +166,68 @@ pub fn controller_role(t: &'static Texts, alive: bool, active: bool, role: Optio
     }
 }
 
-/// A broker on the map: its name and status, and a chip per partition it
-/// holds (★ where the metadata names it leader), or a count when the chips
-/// would not fit.
-fn broker_card(t: &'static Texts, view: &ClusterView, id: u32, status: BrokerStatus, isolated: bool, p: &NodePlace, layout: Layout) -> Html {
+/// The links a message travels now, under everything else; a cut link is
+/// drawn dashed with scissors, because nothing crosses it.
+fn links_markup(view: &ClusterView, links: &[(NodeId, NodeId)], cuts: &[(NodeId, NodeId)], layout: Layout) -> Html {
+    let place = |node| layout::node_place(view, node, layout);
+    let mut svg = Svg::new();
+    svg.raw(r#"<g class="links" aria-hidden="true">"#);
+    for (a, b) in links {
+        if let (Some(pa), Some(pb)) = (place(*a), place(*b)) {
+            let (from, to) = layout::link_ends(&pa, &pb);
+            svg.line("link", from, to);
+        }
+    }
+    for (a, b) in cuts {
+        if let (Some(pa), Some(pb)) = (place(*a), place(*b)) {
+            let (from, to) = layout::link_ends(&pa, &pb);
+            svg.group("cut").line("link cut", from, to).text("", (from.0 + to.0) / 2.0, (from.1 + to.1) / 2.0 + 4.0, "middle", "✂").close();
+        }
+    }
+    svg.close();
+    svg.into_html()
+}
+
+/// A controller's circle, its name and role, and its Raft deadline as a
+/// ring (with words when it is running down).
+fn controller_body(lang: Lang, view: &ClusterView, id: u32, role: &str, p: &NodePlace, now_ms: f64, layout: Layout) -> Html {
+    let t = lang.texts();
+    let (cx, cy) = p.rect.center();
+    let r = p.rect.w / 2.0;
+    let mut svg = Svg::new();
+    svg.title(&format!("{} {id} · {role}", t.controller))
+        .circle("halo", cx, cy, r + 5.0)
+        .circle("body", cx, cy, r)
+        .text("node-name", cx, cy + 4.0, "middle", &format!("C{id}"))
+        .text("node-role", cx, cy + r + 11.0, "middle", role);
+    if let Some(c) = countdown::controller(view, id, now_ms) {
+        let ring = r + 3.0;
+        let circumference = 2.0 * std::f64::consts::PI * ring;
+        svg.group(if c.running_down { "countdown raft running-down" } else { "countdown raft" })
+            .title(countdown::explained(lang, c.kind))
+            .raw(&format!(
+                r#"<circle class="left" cx="{cx:.1}" cy="{cy:.1}" r="{ring:.1}" stroke-dasharray="{:.1} {circumference:.1}" transform="rotate(-90 {cx:.1} {cy:.1})"/>"#,
+                circumference * c.fraction()
+            ));
+        if c.running_down {
+            let label = countdown::label(lang, &c);
+            match layout {
+                Layout::Wide => svg.text("countdown-label", cx + r + 8.0, cy + 4.0, "start", &label),
+                Layout::Narrow => svg.text("countdown-label", cx, cy + r + 22.0, "middle", &label),
+            };
+        }
+        svg.close();
+    }
+    svg.into_html()
+}
+
+/// A broker on the map: its name and status, a chip per partition it holds
+/// (★ where the metadata names it leader) or a count when the chips would
+/// not fit, and its session as a bar along the card's foot that empties
+/// towards the fence (with words when it is running down).
+#[allow(clippy::too_many_arguments)]
+fn broker_card(lang: Lang, view: &ClusterView, id: u32, status: BrokerStatus, isolated: bool, p: &NodePlace, layout: Layout, now_ms: f64) -> Html {
+    let t = lang.texts();
     let r = p.rect;
     let held: Vec<(&str, u32, bool, bool)> = view
         .partitions
@@ -215,112 +239,80 @@ fn broker_card(t: &'static Texts, view: &ClusterView, id: u32, status: BrokerSta
     let chip_w = 58.0;
     let fits = held.len() as f64 * (chip_w + 4.0) <= r.w - 10.0;
     let leads = held.iter().filter(|h| h.2).count();
-    html! {
-        <>
-            <title>{ format!("{} {id} · {status_word}", t.broker) }</title>
-            <rect class="halo" x={f(r.x - 4.0)} y={f(r.y - 4.0)} width={f(r.w + 8.0)} height={f(r.h + 8.0)} rx="10" />
-            <rect class="body" x={f(r.x)} y={f(r.y)} width={f(r.w)} height={f(r.h)} rx="7" />
-            <circle class="status-dot" cx={f(r.x + 11.0)} cy={f(r.y + 13.0)} r="4" />
-            <text class="node-name" x={f(r.x + 20.0)} y={f(r.y + 17.0)}>{ format!("{} {id}", t.broker) }</text>
-            if layout == Layout::Wide {
-                <text class="node-status" x={f(r.x + r.w - 8.0)} y={f(r.y + 17.0)} text-anchor="end">{ status_word }</text>
-            } else if status != BrokerStatus::Running || isolated {
-                <text class="node-status" x={f(r.x + 8.0)} y={f(r.y + 31.0)}>{ status_word }</text>
-            }
-            if fits {
-                { for held.iter().enumerate().map(|(i, (topic, part, leader, in_isr))| {
-                    let x = r.x + 6.0 + i as f64 * (chip_w + 4.0);
-                    let y = r.y + r.h - 25.0;
-                    html! {
-                        <g class={classes!("chip", leader.then_some("leader"), (!in_isr).then_some("out-of-isr"))}>
-                            <rect x={f(x)} y={f(y)} width={f(chip_w)} height="18" rx="4" />
-                            <text x={f(x + chip_w / 2.0)} y={f(y + 12.5)} text-anchor="middle">
-                                { format!("{}{topic}-{part}", if *leader { "★ " } else { "" }) }
-                            </text>
-                        </g>
-                    }
-                }) }
-            } else {
-                <text class="chip-summary" x={f(r.x + 8.0)} y={f(r.y + r.h - 12.0)}>
-                    { format!("★ {leads} · {} {}", held.len(), t.replicas_word) }
-                </text>
-            }
-        </>
+    let mut svg = Svg::new();
+    svg.title(&format!("{} {id} · {status_word}", t.broker))
+        .rect("halo", r.x - 4.0, r.y - 4.0, r.w + 8.0, r.h + 8.0, 10.0)
+        .rect("body", r.x, r.y, r.w, r.h, 7.0)
+        .circle("status-dot", r.x + 11.0, r.y + 13.0, 4.0)
+        .text("node-name", r.x + 20.0, r.y + 17.0, "start", &format!("{} {id}", t.broker));
+    if layout == Layout::Wide {
+        svg.text("node-status", r.x + r.w - 8.0, r.y + 17.0, "end", status_word);
+    } else if status != BrokerStatus::Running || isolated {
+        svg.text("node-status", r.x + 8.0, r.y + 31.0, "start", status_word);
     }
-}
-
-/// A broker's session as a bar along the card's foot that empties towards
-/// the fence, and, when it is running down, the words.
-fn broker_countdown(lang: Lang, c: &Countdown, p: &NodePlace) -> Html {
-    let r = p.rect;
-    let w = (r.w - 12.0) * c.fraction();
-    html! {
-        <g class={classes!("countdown", "session", c.running_down.then_some("running-down"))}>
-            <title>{ countdown::explained(lang, c.kind) }</title>
-            <rect class="track" x={f(r.x + 6.0)} y={f(r.y + r.h - 5.0)} width={f(r.w - 12.0)} height="2.5" rx="1" />
-            <rect class="left" x={f(r.x + 6.0)} y={f(r.y + r.h - 5.0)} width={f(w)} height="2.5" rx="1" />
-            if c.running_down {
-                <text class="countdown-label" x={f(r.x + r.w / 2.0)} y={f(r.y + r.h + 13.0)} text-anchor="middle">
-                    { countdown::label(lang, c) }
-                </text>
-            }
-        </g>
-    }
-}
-
-/// A voter's deadline as a ring around its circle, and, when it is running
-/// down, the words beside it.
-fn controller_countdown(lang: Lang, c: &Countdown, cx: f64, cy: f64, r: f64, layout: Layout) -> Html {
-    let ring = r + 3.0;
-    let circumference = 2.0 * std::f64::consts::PI * ring;
-    let shown = circumference * c.fraction();
-    html! {
-        <g class={classes!("countdown", "raft", c.running_down.then_some("running-down"))}>
-            <title>{ countdown::explained(lang, c.kind) }</title>
-            <circle class="left" cx={f(cx)} cy={f(cy)} r={f(ring)}
-                stroke-dasharray={format!("{} {}", f(shown), f(circumference))}
-                transform={format!("rotate(-90 {} {})", f(cx), f(cy))} />
-            if c.running_down {
-                if layout == Layout::Wide {
-                    <text class="countdown-label" x={f(cx + r + 8.0)} y={f(cy + 4.0)}>{ countdown::label(lang, c) }</text>
-                } else {
-                    <text class="countdown-label" x={f(cx)} y={f(cy + r + 22.0)} text-anchor="middle">{ countdown::label(lang, c) }</text>
-                }
-            }
-        </g>
-    }
-}
-
-/// A producer's soonest deadline, under its pill.
-fn client_countdown(lang: Lang, c: &Countdown, p: &NodePlace) -> Html {
-    let r = p.rect;
-    html! {
-        <g class="countdown client running-down" aria-hidden="true">
-            <title>{ countdown::explained(lang, c.kind) }</title>
-            <text class="countdown-label" x={f(r.x + r.w / 2.0)} y={f(r.y + r.h + 11.0)} text-anchor="middle">{ countdown::label(lang, c) }</text>
-        </g>
-    }
-}
-
-/// A client under the brokers: its id and what it is.
-fn client_pill(t: &'static Texts, view: &ClusterView, id: NodeId, p: &NodePlace, layout: Layout) -> Html {
-    let r = p.rect;
-    let (class, what) = match view.producers.iter().find(|x| x.id == id) {
-        Some(producer) => {
-            let acks = if producer.acks == -1 { "all".to_string() } else { producer.acks.to_string() };
-            ("producer", if layout == Layout::Wide { format!("{} · acks={acks}", t.producer_word) } else { format!("acks={acks}") })
+    if fits {
+        for (i, (topic, part, leader, in_isr)) in held.iter().enumerate() {
+            let x = r.x + 6.0 + i as f64 * (chip_w + 4.0);
+            let y = r.y + r.h - 25.0;
+            let class = match (leader, in_isr) {
+                (true, _) => "chip leader",
+                (false, false) => "chip out-of-isr",
+                (false, true) => "chip",
+            };
+            svg.group(class)
+                .rect("", x, y, chip_w, 18.0, 4.0)
+                .text("", x + chip_w / 2.0, y + 12.5, "middle", &format!("{}{topic}-{part}", if *leader { "★ " } else { "" }))
+                .close();
         }
-        None => ("consumer", t.consumer_word.to_string()),
-    };
-    debug_assert!(matches!(p.kind, NodeKind::Client));
-    html! {
-        <g class={classes!("map-node", "client", class)} aria-hidden="true">
-            <title>{ format!("{id} · {what}") }</title>
-            <rect class="body" x={f(r.x)} y={f(r.y)} width={f(r.w)} height={f(r.h)} rx={f(r.h / 2.0)} />
-            <text class="node-name" x={f(r.x + r.w / 2.0)} y={f(r.y + 12.0)} text-anchor="middle">{ id.to_string() }</text>
-            <text class="node-role" x={f(r.x + r.w / 2.0)} y={f(r.y + 24.0)} text-anchor="middle">{ what }</text>
-        </g>
+    } else {
+        svg.text("chip-summary", r.x + 8.0, r.y + r.h - 12.0, "start", &format!("★ {leads} · {} {}", held.len(), t.replicas_word));
     }
+    if let Some(c) = countdown::broker_session(view, id, now_ms) {
+        svg.group(if c.running_down { "countdown session running-down" } else { "countdown session" })
+            .title(countdown::explained(lang, c.kind))
+            .rect("track", r.x + 6.0, r.y + r.h - 5.0, r.w - 12.0, 2.5, 1.0)
+            .rect("left", r.x + 6.0, r.y + r.h - 5.0, (r.w - 12.0) * c.fraction(), 2.5, 1.0);
+        if c.running_down {
+            svg.text("countdown-label", r.x + r.w / 2.0, r.y + r.h + 13.0, "middle", &countdown::label(lang, &c));
+        }
+        svg.close();
+    }
+    svg.into_html()
+}
+
+/// The clients under the brokers: each one's id and what it is, and a
+/// producer's soonest deadline under its pill.
+fn clients_markup(lang: Lang, view: &ClusterView, layout: Layout, now_ms: f64) -> Html {
+    let t = lang.texts();
+    let mut svg = Svg::new();
+    for id in layout::clients(view) {
+        let Some(p) = layout::node_place(view, id, layout) else { continue };
+        let r = p.rect;
+        let (class, what) = match view.producers.iter().find(|x| x.id == id) {
+            Some(producer) => {
+                let acks = if producer.acks == -1 { "all".to_string() } else { producer.acks.to_string() };
+                let what = match layout {
+                    Layout::Wide => format!("{} · acks={acks}", t.producer_word),
+                    Layout::Narrow => format!("acks={acks}"),
+                };
+                ("map-node client producer", what)
+            }
+            None => ("map-node client consumer", t.consumer_word.to_string()),
+        };
+        svg.group(class)
+            .title(&format!("{id} · {what}"))
+            .rect("body", r.x, r.y, r.w, r.h, r.h / 2.0)
+            .text("node-name", r.x + r.w / 2.0, r.y + 12.0, "middle", &id.to_string())
+            .text("node-role", r.x + r.w / 2.0, r.y + 24.0, "middle", &what)
+            .close();
+        if let Some(c) = countdown::producer(view, id, now_ms) {
+            svg.group("countdown client running-down")
+                .title(countdown::explained(lang, c.kind))
+                .text("countdown-label", r.x + r.w / 2.0, r.y + r.h + 11.0, "middle", &countdown::label(lang, &c))
+                .close();
+        }
+    }
+    svg.into_html()
 }
 
 /// How far along its link a message is, from 0 (just sent) to 1 (arriving).
