@@ -9,7 +9,7 @@
 
 use super::focus::Focus;
 use super::follow;
-use super::player::{Frame, Player, MAX_POSITIONS_PER_FRAME};
+use super::player::{Frame, Player};
 use super::session::StepReport;
 use super::i18n::Lang;
 use super::session::{Session, MAX_REPLAY_COMMANDS, MAX_REPLAY_STEPS};
@@ -286,9 +286,9 @@ pub enum Action {
     Pause,
     TogglePlay,
     SetSpeed(usize),
-    /// One animation frame of play, this many real milliseconds after the
-    /// last one.
-    Frame(f64),
+    /// One animation frame of play, `elapsed_ms` real milliseconds after
+    /// the last one, taking at most `max_positions` positions.
+    Frame { elapsed_ms: f64, max_positions: u32 },
     GoTo(usize),
     ToggleLanguage,
     ToggleTheme,
@@ -345,7 +345,7 @@ impl Reducible for AppState {
         let mut next = (*self).clone();
         next.version += 1;
         next.error = None;
-        if !matches!(action, Action::Frame(_)) {
+        if !matches!(action, Action::Frame { .. }) {
             next.frame = None;
         }
         if !matches!(action, Action::Step) {
@@ -377,10 +377,10 @@ impl AppState {
             Action::TogglePlay => self.playing = !self.playing && self.session.borrow().can_step(),
             Action::SetFocus(focus) => self.focus = focus,
             Action::SetSpeed(s) => self.speed = s.min(SPEEDS.len() - 1),
-            Action::Frame(elapsed_ms) => {
+            Action::Frame { elapsed_ms, max_positions } => {
                 if self.playing {
                     let speed = SPEEDS[self.speed];
-                    let frame = self.player.frame(&mut self.session.borrow_mut(), self.focus, speed, elapsed_ms, MAX_POSITIONS_PER_FRAME);
+                    let frame = self.player.frame(&mut self.session.borrow_mut(), self.focus, speed, elapsed_ms, max_positions);
                     if frame.ended {
                         self.playing = false;
                     }
