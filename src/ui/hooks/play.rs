@@ -29,7 +29,7 @@ pub fn use_play(dispatch: Dispatch, playing: bool) {
 
 /// The real time a frame's steps may take: a frame has 16.7 ms at 60 Hz, and
 /// drawing the stage needs the rest.
-pub const STEP_BUDGET_MS: f64 = 3.0;
+pub const STEP_BUDGET_MS: f64 = 2.0;
 
 /// The positions the next frame may take, from this frame's cap and how long
 /// its steps took: a quarter fewer when over budget, an eighth more when
