@@ -196,7 +196,7 @@ const TOKEN_GAP: f64 = 3.0;
 /// map.
 fn narrow_rows(io_threads: u32) -> [f64; 7] {
     let io_rows = if io_threads > 4 { 2.0 } else { 1.0 };
-    [42.0, 40.0, 76.0, 40.0 * io_rows, 40.0, 58.0, 58.0]
+    [38.0, 38.0, 76.0, 38.0 * io_rows, 38.0, 54.0, 56.0]
 }
 
 /// Every stage's rectangle. The wide layout reads as a loop: requests move

@@ -204,18 +204,37 @@ pub fn sentence(lang: Lang, s: &Situation) -> String {
             if *cuts == 1 { "" } else { "s" }
         ),
         (Lang::En, Situation::Waiting { request, api, broker, wait, in_ms }) => format!(
-            "Your {api} {request} waits in broker {broker}'s purgatory{}; it is answered when that happens, or after {} at the latest.",
-            wait.as_ref().map(|w| format!(", {}", super::narration::describe_wait(lang, w))).unwrap_or_default(),
+            "Your {api} {request} waits in broker {broker}'s purgatory{}; it is answered then, or after {} at the latest.",
+            wait.as_ref().map(|w| format!(" {}", waiting_for(lang, w))).unwrap_or_default(),
             duration(lang, *in_ms)
         ),
         (Lang::Ko, Situation::Waiting { request, api, broker, wait, in_ms }) => format!(
-            "내 {} 브로커 {broker}의 퍼거토리에서 기다립니다{}. 그 일이 일어나면, 늦어도 {} 뒤에는 답을 받습니다.",
+            "내 {} 브로커 {broker}의 퍼거토리에서 {}. 늦어도 {} 뒤에는 답을 받습니다.",
             ga(format!("{api} {request}")),
-            wait.as_ref().map(|w| format!("({})", super::narration::describe_wait(lang, w))).unwrap_or_default(),
+            wait.as_ref().map(|w| waiting_for(lang, w)).unwrap_or_else(|| "기다립니다".into()),
             duration(lang, *in_ms)
         ),
         (Lang::Ko, Situation::NetworkCut { cuts }) => {
             format!("네트워크가 {cuts}곳에서 끊겼습니다. 끊긴 곳을 건너는 메시지는 사라지고, 양쪽은 타임아웃으로만 알아챕니다.")
+        }
+    }
+}
+
+/// What a delayed operation waits for, short enough for the line over the
+/// picture (the narration and the purgatory's list say it in full).
+fn waiting_for(lang: Lang, w: &WaitReason) -> String {
+    match (lang, w) {
+        (Lang::En, WaitReason::HighWatermark { partition, required_offset, high_watermark, .. }) => {
+            format!("until the high watermark of {partition} reaches {required_offset} (now {high_watermark})")
+        }
+        (Lang::Ko, WaitReason::HighWatermark { partition, required_offset, high_watermark, .. }) => {
+            format!("{partition}의 하이 워터마크가 {required_offset}에 닿기를 기다립니다(지금 {high_watermark})")
+        }
+        (Lang::En, WaitReason::MinBytes { min_bytes, available_bytes }) => {
+            format!("until {min_bytes} byte(s) can be read (now {available_bytes})")
+        }
+        (Lang::Ko, WaitReason::MinBytes { min_bytes, available_bytes }) => {
+            format!("읽을 바이트가 {min_bytes}에 닿기를 기다립니다(지금 {available_bytes})")
         }
     }
 }

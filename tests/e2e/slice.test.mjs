@@ -77,7 +77,7 @@ test('a fetch reads the record back, and a fetch with a large min bytes waits in
   }
   assert.ok(parked, 'the consumer fetch waits in purgatory for fetch.min.bytes, drawn inside the purgatory');
   // The stage says so in words too, with the time it can wait.
-  assert.match(await page.getByRole('status', { name: 'Going on now' }).textContent(), /Your Fetch client-3#\d+ waits in broker \d's purgatory, waiting for 100000 byte\(s\) to read .*after \d+ ms at the latest/);
+  assert.match(await page.getByRole('status', { name: 'Going on now' }).textContent(), /Your Fetch client-3#\d+ waits in broker \d's purgatory until 100000 byte\(s\) can be read \(now \d+\).*after \d+ ms at the latest/);
   await broker.locator('summary').click();
   const waits = broker.getByLabel('Waiting in purgatory');
   assert.match(await waits.textContent(), /waiting for 100000 byte\(s\)/);

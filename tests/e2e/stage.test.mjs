@@ -146,6 +146,13 @@ test('Produce, then Step: every Step moves the learner\'s record or what it wait
 
 test('the cluster picture and the picked broker\'s insides lie in the first screen', async () => {
   const { page, problems } = await openApp(browser.context, browser.server.url);
+  // With a produce waiting in purgatory, so the line over the picture is at
+  // its longest.
+  await page.getByRole('button', { name: 'Produce', exact: true }).click();
+  for (let i = 0; i < 40 && !/purgatory/.test(await page.locator('.situations').textContent()); i++) {
+    await page.getByRole('button', { name: 'Step', exact: true }).click();
+  }
+  assert.match(await page.locator('.situations').textContent(), /waits in broker \d's purgatory/);
   for (const [width, height] of [[1280, 720], [1440, 900], [390, 844]]) {
     await page.setViewportSize({ width, height });
     for (const lang of ['en', 'ko']) {
