@@ -95,3 +95,35 @@ fn the_checker_catches_what_it_must() {
     assert!(violations_in("// we avoid HashMap on purpose").is_empty());
     assert!(violations_in("let updated = 1; let yewtree = 2;").is_empty());
 }
+
+/// **Architecture Invariant:** the page's state and its reducer
+/// (`src/ui/state.rs`) and its components (`src/ui/components/`) never
+/// touch the browser themselves: localStorage, the address bar, history,
+/// the clipboard and the document are written by the hooks in
+/// `src/ui/hooks/` through `src/ui/browser.rs`. That keeps every action
+/// testable natively and every effect in one place. No component imports
+/// the app module either: they reach the dispatcher through a context.
+#[test]
+fn the_reducer_and_the_components_leave_the_browser_to_the_hooks() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/ui");
+    let mut files = vec![root.join("state.rs")];
+    rust_files(&root.join("components"), &mut files);
+    assert!(files.len() >= 20, "the scan found the components");
+    const BROWSER: &[&str] = &["local_storage", "history", "location", "clipboard", "document_element", "set_attribute", "browser::"];
+    let mut report = String::new();
+    for file in &files {
+        let source = fs::read_to_string(file).unwrap();
+        for (n, line) in source.lines().enumerate() {
+            let code = code_of(line);
+            for word in BROWSER {
+                if code.contains(word) {
+                    report.push_str(&format!("{}:{}: `{word}`\n", file.display(), n + 1));
+                }
+            }
+            if file.parent().is_some_and(|p| p.ends_with("components")) && (code.contains("components::app") || code.contains("super::app")) {
+                report.push_str(&format!("{}:{}: imports the app module\n", file.display(), n + 1));
+            }
+        }
+    }
+    assert!(report.is_empty(), "the browser reached outside the hooks:\n{report}");
+}

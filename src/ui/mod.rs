@@ -3,6 +3,7 @@
 pub mod alarms;
 pub mod browser;
 pub mod components;
+pub mod contexts;
 pub mod countdown;
 pub mod faults;
 pub mod focus;

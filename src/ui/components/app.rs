@@ -3,34 +3,21 @@ use crate::ui::follow;
 use crate::ui::hooks;
 use crate::ui::i18n::{self, Lang};
 use crate::ui::narration::{self, NarrationLine};
-use crate::ui::state::{AppState, Dispatch};
-use crate::ui::{browser, Shared};
-use crate::sim::ids::RequestId;
+use crate::ui::state::Dispatch;
+use crate::ui::contexts::{Clock, FollowContext};
+use crate::ui::Shared;
 use std::rc::Rc;
 use yew::prelude::*;
-
-/// What the follow highlighting needs everywhere a token is drawn.
-#[derive(Clone, PartialEq)]
-pub struct FollowContext {
-    pub followed: Option<RequestId>,
-    /// Follower fetches that released the followed produce from purgatory.
-    pub releasers: Rc<Vec<RequestId>>,
-}
 
 /// How far back the stage looks for the learner's last request: a quiet
 /// run's trace grows long, and a render must stay cheap.
 const RECENT_SCAN: usize = 20_000;
 
-/// The simulated time drawn, for the few parts that count down: only they
-/// are drawn again on every frame of play.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Clock(pub f64);
-
 /// The whole page: the top bar, the stage with the narration beside it, the
 /// details below, and the transport bar that never scrolls away.
 #[function_component(App)]
 pub fn app() -> Html {
-    let state = use_reducer(|| AppState::opening(browser::opening()));
+    let state = hooks::use_app_state();
     let dispatch: Dispatch = state.dispatcher();
     hooks::use_browser_sync(&state);
     hooks::use_global_listeners(dispatch.clone());

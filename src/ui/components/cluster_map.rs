@@ -1,4 +1,4 @@
-use super::app::FollowContext;
+use crate::ui::contexts::FollowContext;
 use super::stage::Shown;
 use crate::sim::ids::NodeId;
 use crate::sim::protocol::ApiKey;

@@ -1,4 +1,4 @@
-use super::app::FollowContext;
+use crate::ui::contexts::FollowContext;
 use crate::sim::collections::BTreeSet;
 use crate::sim::trace::{Direction, Stage as SimStage};
 use crate::sim::view::{FetcherView, Token};

@@ -1,4 +1,4 @@
-use super::app::Clock;
+use crate::ui::contexts::Clock;
 use crate::ui::i18n::{self, Lang};
 use crate::ui::layout::Rect;
 use yew::prelude::*;
