@@ -185,18 +185,19 @@ pub fn sentence(lang: Lang, s: &Situation) -> String {
             None => "액티브 컨트롤러가 없습니다: 살아 있는 투표자가 과반에 못 미쳐, 하나가 돌아올 때까지 메타데이터는 바뀔 수 없습니다.".into(),
         },
         (Lang::En, Situation::Election { candidates, epoch }) => {
-            let names: Vec<String> = candidates.iter().map(|c| format!("controller {c}")).collect();
+            let ids: Vec<String> = candidates.iter().map(u32::to_string).collect();
             format!(
-                "Election: {} {} the other voters for their votes (epoch {epoch}); a majority makes a new active controller.",
-                prose_list(lang, &names),
+                "Election: {} {} {} the other voters for their votes (epoch {epoch}); a majority makes a new active controller.",
+                if candidates.len() == 1 { "controller" } else { "controllers" },
+                prose_list(lang, &ids),
                 if candidates.len() == 1 { "asks" } else { "ask" }
             )
         }
         (Lang::Ko, Situation::Election { candidates, epoch }) => {
-            let names: Vec<String> = candidates.iter().map(|c| format!("컨트롤러 {c}")).collect();
+            let ids: Vec<String> = candidates.iter().map(u32::to_string).collect();
             format!(
                 "선거: {} 다른 투표자들에게 표를 청합니다(에포크 {epoch}). 과반을 얻으면 새 액티브 컨트롤러가 됩니다.",
-                ga(prose_list(lang, &names))
+                ga(format!("컨트롤러 {}", prose_list(lang, &ids)))
             )
         }
         (Lang::En, Situation::NetworkCut { cuts }) => format!(

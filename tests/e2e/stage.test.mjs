@@ -89,7 +89,7 @@ test('a newcomer kills the active controller, presses Play, and watches the time
   assert.notEqual(old, null, 'the map shows the active controller');
   await pick(page, `Controller ${old}`);
   await page.getByRole('button', { name: `Kill controller ${old}` }).click();
-  await watch(page, [/No active controller: the voters' fetch timeout runs out in \d/, /Election: controller \d+( and controller \d+)* asks? the other voters/]);
+  await watch(page, [/No active controller: the voters' fetch timeout runs out in \d/, /Election: controllers? \d+( and \d+)* asks? the other voters/]);
   const start = Date.now();
   await page.getByRole('button', { name: 'Play', exact: true }).click();
   await page.waitForFunction(
