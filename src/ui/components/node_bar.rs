@@ -30,7 +30,7 @@ pub fn node_bar(props: &NodeBarProps) -> Html {
     let t = lang.texts();
     let dispatch = use_dispatch();
     let view = &props.view;
-    let (title, status_class_name, status, summary, buttons) = match props.shown {
+    let (title, status_class_name, status, summary, buttons, hint) = match props.shown {
         Some(Shown::Broker(id)) => {
             let status = view.brokers.iter().find(|b| b.id == id).map_or(BrokerStatus::Stopped, |b| b.status);
             let isolated = faults::is_cut_off(view, NodeId::Broker(id));
@@ -56,7 +56,14 @@ pub fn node_bar(props: &NodeBarProps) -> Html {
                 </>
             };
             let status_word = if isolated { t.isolated } else { status_text(t, status) };
-            (format!("{} {id}", t.broker), status_class(status), status_word.to_string(), summary, buttons)
+            let hint = match status {
+                _ if isolated => t.isolated_hint,
+                BrokerStatus::Running => "",
+                BrokerStatus::Fenced => t.status_fenced_hint,
+                BrokerStatus::ShuttingDown => t.status_shutting_down_hint,
+                BrokerStatus::Stopped => t.status_stopped_hint,
+            };
+            (format!("{} {id}", t.broker), status_class(status), status_word.to_string(), summary, buttons, hint)
         }
         Some(Shown::Controller(id)) => {
             let c = view.quorum.as_ref().and_then(|q| q.controllers.iter().find(|c| c.id == id));
@@ -77,9 +84,9 @@ pub fn node_bar(props: &NodeBarProps) -> Html {
                 </>
             };
             let status = if isolated { t.isolated.to_string() } else { role };
-            (format!("{} {id}", t.controller), class, status, String::new(), buttons)
+            (format!("{} {id}", t.controller), class, status, String::new(), buttons, if isolated { t.isolated_hint } else { "" })
         }
-        None => (String::new(), "", String::new(), String::new(), html! {}),
+        None => (String::new(), "", String::new(), String::new(), html! {}, ""),
     };
     let heal = {
         let dispatch = dispatch.clone();
@@ -89,7 +96,7 @@ pub fn node_bar(props: &NodeBarProps) -> Html {
         <div class="node-bar" role="group" aria-label="Picked node">
             <span class="node-title">
                 <strong>{ title }</strong>
-                <span class={classes!("badge", status_class_name)}>{ status }</span>
+                <span class={classes!("badge", status_class_name)} title={hint}>{ status }</span>
                 if props.auto {
                     <span class="auto-note" title={t.auto_pick_hint}>{ t.auto_pick }</span>
                 }
