@@ -129,8 +129,17 @@ impl Session {
         if end_steps > MAX_REPLAY_STEPS || commands.len() > MAX_REPLAY_COMMANDS {
             return Err(ReplayError::TooLong);
         }
-        if commands.last().is_some_and(|(at, _)| *at > end_steps) {
+        // Every command is checked against the end, not just the last one: a
+        // hand-made link with one command far past the end (and a later one
+        // back before it) would otherwise be replayed step after step
+        // towards it, with no limit but the page's memory.
+        if commands.iter().any(|(at, _)| *at > end_steps) {
             return Err(ReplayError::EndBeforeCommands { end: end_steps });
+        }
+        // A command before the one ahead of it can never be reached; saying
+        // so now spares replaying up to the one ahead first.
+        if let Some(index) = (1..commands.len()).find(|&i| commands[i].0 < commands[i - 1].0) {
+            return Err(ReplayError::Unreachable { index, step: commands[index].0 });
         }
         let mut s = Session::new(config, seed).map_err(ReplayError::Config)?;
         let mut next = 0;
@@ -562,6 +571,34 @@ mod tests {
         let mut backwards = commands.clone();
         backwards.swap(0, 2);
         assert!(matches!(replay(&backwards, end, 0), Some(ReplayError::Unreachable { .. })));
+    }
+
+    /// Found by the restless-user driver (tests/restless.rs, seed 2): a link
+    /// edited by hand to put one command's step at u64::MAX, with later
+    /// commands after it, was replayed towards that step until the memory
+    /// ran out (in the page, a wasm trap). Only the last command was
+    /// checked against the end.
+    #[test]
+    fn a_replay_refuses_any_command_past_the_end_before_stepping() {
+        let s = a_winding_session();
+        let (config, seed) = (s.sim().config().clone(), s.sim().seed());
+        let mut commands = s.all_commands().to_vec();
+        let end = s.end_steps();
+        assert!(commands.len() >= 3 && commands[2].0 < end);
+        // One step past the end, in the middle: before the fix this was
+        // replayed and only refused, as Unreachable, once the next command
+        // turned out to be behind it. With u64::MAX it never ended.
+        commands[1].0 = end + 1;
+        let refused = Session::replay(config.clone(), seed, &commands, end, 0).err();
+        assert_eq!(refused, Some(ReplayError::EndBeforeCommands { end }));
+        commands[1].0 = u64::MAX;
+        let refused = Session::replay(config.clone(), seed, &commands, end, 0).err();
+        assert_eq!(refused, Some(ReplayError::EndBeforeCommands { end }));
+        // Out of order within the end: named at once, by the command behind.
+        let mut backwards = s.all_commands().to_vec();
+        backwards[1].0 = end;
+        let refused = Session::replay(config, seed, &backwards, end, 0).err();
+        assert_eq!(refused, Some(ReplayError::Unreachable { index: 2, step: backwards[2].0 }));
     }
 
     #[test]
