@@ -234,7 +234,9 @@ impl Session {
     /// Moves one position forward: through the recorded future if there is
     /// one, else by processing the next event that does something visible.
     /// A timer that finds nothing to do leaves no trace, so it is folded into
-    /// the next step. False when nothing is left to do.
+    /// the next step, within [`FOLD_WINDOW_MS`] of simulated time: past it
+    /// the step ends with nothing to narrate. False when nothing is left to
+    /// do.
     pub fn step(&mut self) -> bool {
         if self.cursor + 1 < self.positions.len() {
             self.go_to(self.cursor + 1);
@@ -244,8 +246,12 @@ impl Session {
             return false;
         }
         let before = self.sim.trace().len();
+        let until = self.sim.now_ms().saturating_add(FOLD_WINDOW_MS);
+        let mut folded = 0;
         while self.sim_step() {
-            if self.sim.trace().len() > before {
+            folded += 1;
+            let quiet_for_long = self.sim.next_event_ms().is_none_or(|t| t > until) || folded >= FOLD_LIMIT;
+            if self.sim.trace().len() > before || quiet_for_long {
                 break;
             }
         }
@@ -359,6 +365,15 @@ impl Session {
 pub fn default_cluster() -> ClusterConfig {
     super::setup::Setup::default().cluster_config()
 }
+
+/// How much simulated time one Step may fold when nothing visible happens:
+/// a cluster with nothing left to show (one controller, every broker
+/// stopped) still has timers, and folding them until something showed
+/// would never end.
+pub const FOLD_WINDOW_MS: u64 = 10_000;
+/// How many invisible events one Step may fold at most, for a stretch that
+/// does not even move the clock.
+const FOLD_LIMIT: u32 = 100_000;
 
 /// The most steps a boot may take before the page shows the cluster
 /// anyway (a quorum that cannot elect, say), so opening never hangs.
@@ -715,6 +730,38 @@ mod tests {
         assert!(s.violations().is_empty());
         s.go_to(end);
         assert_eq!(s.violations(), &v[..]);
+    }
+
+    /// Found by the restless-user driver (tests/restless.rs, seed 34): with
+    /// one controller and every broker stopped, nothing the cluster does is
+    /// visible any more (the lone voter's timers leave no trace), and Step
+    /// folded invisible events into the next visible one for ever: the page
+    /// froze. A Step now ends after [`FOLD_WINDOW_MS`] of simulated time
+    /// even when nothing showed. Run on a thread, so that the old endless
+    /// Step fails the test instead of hanging it.
+    #[test]
+    fn a_step_on_a_cluster_with_nothing_left_to_show_ends() {
+        let (done, result) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let setup = crate::ui::setup::Setup { controllers: 1, ..crate::ui::setup::Setup::default() };
+            let mut s = setup.start().unwrap();
+            for broker in 0..3 {
+                s.command_now(Command::KillBroker { broker }).unwrap();
+            }
+            // The controller fences the brokers (visible), then all is quiet.
+            let mut quiet = Vec::new();
+            for _ in 0..200 {
+                let before = s.sim().now_ms();
+                assert!(s.step(), "a lone controller always has timers");
+                if s.last_step_trace().is_empty() {
+                    quiet.push(s.sim().now_ms() - before);
+                }
+            }
+            let _ = done.send(quiet);
+        });
+        let quiet = result.recv_timeout(std::time::Duration::from_secs(60)).expect("200 Steps return within a minute");
+        assert!(!quiet.is_empty(), "the cluster went quiet");
+        assert!(quiet.iter().all(|ms| *ms <= FOLD_WINDOW_MS), "a quiet Step covers at most the fold window: {quiet:?}");
     }
 
     #[test]
