@@ -456,7 +456,9 @@ pub fn app() -> Html {
     let lang = state.lang;
     let t = lang.texts();
     let narration: Vec<String> = session.last_step_trace().iter().map(|e| narrate_in(lang, e)).collect();
-    let can_step = session.sim().has_pending();
+    // Past the memory budget the session takes no new steps (ui::memory).
+    let memory_full = super::memory::over_budget();
+    let can_step = session.sim().has_pending() && !memory_full;
     let can_step_back = session.can_step_back();
     let (timeline_len, timeline_index) = (session.timeline_len(), session.timeline_index());
     // Following: the request's own events, its stages on each broker, and
@@ -489,7 +491,10 @@ pub fn app() -> Html {
     {
         let state = state.clone();
         use_effect_with((), move |_| {
-            let listeners = install_global_listeners(state);
+            // The dispatcher, not the handle: a handle keeps the state it
+            // was cloned from alive, and with it that state's session for
+            // as long as the page lives, after any new setup.
+            let listeners = install_global_listeners(state.dispatcher());
             move || drop(listeners)
         });
     }
@@ -588,6 +593,9 @@ pub fn app() -> Html {
                     </div>
                     if let Some(error) = &state.error {
                         <p class="error" role="alert">{ error }</p>
+                    }
+                    if memory_full {
+                        <p class="error memory-full" role="alert">{ t.memory_full }</p>
                     }
                 </section>
                 <section class="narration" aria-label="What just happened" aria-live="polite">
@@ -909,7 +917,7 @@ impl Drop for GlobalListeners {
 }
 
 #[cfg(target_arch = "wasm32")]
-fn install_global_listeners(state: UseReducerHandle<AppState>) -> GlobalListeners {
+fn install_global_listeners(state: UseReducerDispatcher<AppState>) -> GlobalListeners {
     use wasm_bindgen::closure::Closure;
     use wasm_bindgen::JsCast;
     let keys_state = state.clone();
@@ -961,7 +969,7 @@ fn install_global_listeners(state: UseReducerHandle<AppState>) -> GlobalListener
 }
 
 #[cfg(not(target_arch = "wasm32"))]
-fn install_global_listeners(_state: UseReducerHandle<AppState>) -> GlobalListeners {
+fn install_global_listeners(_state: UseReducerDispatcher<AppState>) -> GlobalListeners {
     GlobalListeners {}
 }
 

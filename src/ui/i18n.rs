@@ -217,6 +217,8 @@ pub struct Texts {
     /// Opens a partition's reasons: its leader, its ISR, its HW.
     pub why_partition: &'static str,
     pub link_too_long: &'static str,
+    /// The session stopped taking steps at the page's memory budget.
+    pub memory_full: &'static str,
 }
 
 pub static EN: Texts = Texts {
@@ -387,6 +389,7 @@ pub static EN: Texts = Texts {
     partition_why: "why this partition",
     why_partition: "Why?",
     link_too_long: "This run is too long for a share link (more than 500,000 steps or 20,000 actions).",
+    memory_full: "The page has used 3 GiB of the 4 GiB memory a web page may have, keeping every step of this run, so the simulation stopped here. Step back and the timeline still work; apply a setup or reload the page to start afresh.",
 };
 
 pub static KO: Texts = Texts {
@@ -557,6 +560,7 @@ pub static KO: Texts = Texts {
     partition_why: "이 파티션인 이유",
     why_partition: "왜?",
     link_too_long: "이 실행은 공유 링크에 담기에 너무 깁니다(500,000단계 또는 동작 20,000개 초과).",
+    memory_full: "이 실행의 모든 단계를 간직하느라 웹 페이지가 쓸 수 있는 메모리 4GiB 중 3GiB를 써서, 시뮬레이션을 여기서 멈췄습니다. 한 단계 뒤로와 타임라인은 그대로 쓸 수 있고, 설정을 적용하거나 페이지를 새로 고치면 처음부터 시작합니다.",
 };
 
 // ---------------------------------------------------------------------------
@@ -753,6 +757,9 @@ pub fn link_error(lang: Lang, e: &LinkError) -> String {
             ReplayError::TooLong => {
                 format!("it asks for more than {MAX_REPLAY_STEPS} steps or {MAX_REPLAY_COMMANDS} actions")
             }
+            ReplayError::MemoryFull { steps } => {
+                format!("the page ran out of memory at step {steps}, before the link's end (reload the page and open the link again)")
+            }
         },
         (Lang::Ko, LinkError::Replay(r)) => match r {
             ReplayError::Config(c) => config_error_ko(c, None),
@@ -767,6 +774,9 @@ pub fn link_error(lang: Lang, e: &LinkError) -> String {
             }
             ReplayError::TooLong => {
                 format!("{MAX_REPLAY_STEPS}단계 또는 {MAX_REPLAY_COMMANDS}개 동작보다 많은 것을 요구합니다")
+            }
+            ReplayError::MemoryFull { steps } => {
+                format!("링크의 끝에 닿기 전, {steps}단계에서 페이지의 메모리가 다 찼습니다(페이지를 새로 고친 뒤 링크를 다시 여세요)")
             }
         },
     }

@@ -158,6 +158,9 @@ impl Session {
                 break;
             }
             if !s.step() {
+                if super::memory::over_budget() {
+                    return Err(ReplayError::MemoryFull { steps });
+                }
                 return Err(ReplayError::Ended { steps });
             }
         }
@@ -242,7 +245,10 @@ impl Session {
             self.go_to(self.cursor + 1);
             return true;
         }
-        if !self.sim.has_pending() {
+        // Past the page's memory budget no new step is taken: the page
+        // stops growing and says so, rather than running into the 4 GiB
+        // wall, where a failed allocation aborts without a word.
+        if !self.sim.has_pending() || super::memory::over_budget() {
             return false;
         }
         let before = self.sim.trace().len();
@@ -402,6 +408,8 @@ pub enum ReplayError {
     Position { position: usize, len: usize },
     /// More than [`MAX_REPLAY_STEPS`] steps or [`MAX_REPLAY_COMMANDS`] commands.
     TooLong,
+    /// The page's memory budget ran out at `steps`, before the log's end.
+    MemoryFull { steps: u64 },
 }
 
 impl Default for Session {
