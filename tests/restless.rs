@@ -9,7 +9,8 @@
 //! out; after every action it computes what a render computes (the view,
 //! the narration in both languages, the followed request, every partition's
 //! "Why?", the segment inspector, the share link). A panic fails the test
-//! with the seed and the action list as a replay script.
+//! with the seed and the action list as a replay script, and so does an
+//! action that runs so long the page would freeze (`RESTLESS_HANG_SECS`).
 //!
 //! `RESTLESS_SEED=N` replays one seed; `RESTLESS_SEEDS=N` runs seeds 0..N
 //! (default [`DEFAULT_SEEDS`]); the sweep of thousands belongs under the
@@ -22,6 +23,7 @@ use kafkascope::sim::simulation::Command;
 use kafkascope::sim::view::{last_lookup, BrokerStatus, ClusterView, Token};
 use kafkascope::ui::follow;
 use kafkascope::ui::i18n::{self, Lang};
+use kafkascope::ui::memory::{self, PageAllocator, LIVE_BYTES};
 use kafkascope::ui::session::{Session, MAX_REPLAY_COMMANDS, MAX_REPLAY_STEPS};
 use kafkascope::ui::setup::{Setup, SetupDraft, MAX_TOPICS};
 use kafkascope::ui::share::{self, ShareLink};
@@ -32,6 +34,14 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 const DEFAULT_SEEDS: u64 = 3;
 /// Actions per seed in a plain `cargo test`.
 const DEFAULT_ACTIONS: usize = 150;
+/// How long one action may run before the driver calls the page frozen.
+/// Generous, for the unoptimised build: the longest honest action (Play for
+/// 600 frames of 100 steps, or a boot of a large setup) takes seconds.
+const HANG_SECS: u64 = 120;
+/// The page's memory budget in the driver (`RESTLESS_BUDGET_MIB`): lower
+/// than the page's 3 GiB, so that seeds reach it and the session's stop at
+/// the budget is driven too, without filling the machine.
+const BUDGET_MIB: usize = 1024;
 
 // The page's own constants (`src/ui/app.rs`), which the reducer passes to
 // the session.
@@ -553,32 +563,72 @@ fn env_number<T: std::str::FromStr>(name: &str) -> Option<T> {
     std::env::var(name).ok().map(|v| v.parse().unwrap_or_else(|_| panic!("{name} is a number")))
 }
 
-/// Runs one seed; on a panic, returns the panic's message and the actions
-/// taken, the last one the one that panicked.
-fn run_seed(seed: u64, actions: usize) -> Result<(), (String, Vec<UserAction>)> {
-    let mut rng = SimRng::new(seed);
-    let mut done: Vec<UserAction> = Vec::new();
-    let mut page = Page::open();
-    for _ in 0..actions {
-        let action = page.pick(&mut rng);
-        if verbose() {
-            eprintln!("{seed}/{}: {action:?}", done.len());
+/// The page's allocator, as the page has it, so the page's memory budget
+/// works here too; a seed that still exhausts the machine's memory names
+/// itself instead of dying silently.
+#[global_allocator]
+static ALLOCATOR: PageAllocator<std::alloc::System> = PageAllocator::new(std::alloc::System, &LIVE_BYTES, out_of_memory);
+
+fn out_of_memory(_size: usize) {
+    use std::io::Write;
+    // No allocation here: the allocator has just failed.
+    let _ = std::io::stderr().write_all(b"restless: out of memory; rerun with RESTLESS_VERBOSE=1 to see the action\n");
+}
+
+/// What the seed's thread reports to the test's.
+enum Progress {
+    /// About to take this action.
+    Acting(String),
+    /// The seed ended: a panic's message if it panicked.
+    Done(Option<String>),
+}
+
+/// Runs one seed on its own thread; on a panic, or when one action takes
+/// longer than `RESTLESS_HANG_SECS` (default [`HANG_SECS`]: the page would
+/// be frozen), returns what happened and the actions taken, the last one
+/// the one that failed.
+fn run_seed(seed: u64, actions: usize) -> Result<(), (String, Vec<String>)> {
+    let (report, progress) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut rng = SimRng::new(seed);
+        let mut page = Page::open();
+        let mut peak = memory::live_bytes();
+        for i in 0..actions {
+            let action = page.pick(&mut rng);
+            if verbose() {
+                eprintln!("{seed}/{i}: {action:?}");
+            }
+            let _ = report.send(Progress::Acting(format!("{action:?}")));
+            let outcome = catch_unwind(AssertUnwindSafe(|| {
+                page.act(&action);
+                page.draw();
+            }));
+            peak = peak.max(memory::live_bytes());
+            if let Err(panic) = outcome {
+                let message = panic
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default();
+                let _ = report.send(Progress::Done(Some(message)));
+                return;
+            }
         }
-        done.push(action.clone());
-        let outcome = catch_unwind(AssertUnwindSafe(|| {
-            page.act(&action);
-            page.draw();
-        }));
-        if let Err(panic) = outcome {
-            let message = panic
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_default();
-            return Err((message, done));
+        if verbose() {
+            eprintln!("seed {seed}: {} MiB at most", peak >> 20);
+        }
+        let _ = report.send(Progress::Done(None));
+    });
+    let hang = std::time::Duration::from_secs(env_number("RESTLESS_HANG_SECS").unwrap_or(HANG_SECS));
+    let mut done = Vec::new();
+    loop {
+        match progress.recv_timeout(hang) {
+            Ok(Progress::Acting(action)) => done.push(action),
+            Ok(Progress::Done(None)) => return Ok(()),
+            Ok(Progress::Done(Some(message))) => return Err((format!("panicked: {message}"), done)),
+            Err(_) => return Err((format!("one action ran for more than {} s: the page would freeze", hang.as_secs()), done)),
         }
     }
-    Ok(())
 }
 
 #[test]
@@ -588,15 +638,16 @@ fn a_restless_user_never_crashes_the_page() {
         Some(seed) => vec![seed],
         None => (0..env_number("RESTLESS_SEEDS").unwrap_or(DEFAULT_SEEDS)).collect(),
     };
+    memory::set_budget(env_number("RESTLESS_BUDGET_MIB").unwrap_or(BUDGET_MIB) << 20);
     let mut failed = Vec::new();
     for seed in seeds {
-        if let Err((message, done)) = run_seed(seed, actions) {
-            eprintln!("seed {seed} panicked after {} actions (replay with RESTLESS_SEED={seed} RESTLESS_ACTIONS={actions}): {message}", done.len());
-            for (i, a) in done.iter().enumerate().rev().take(30).collect::<Vec<_>>().into_iter().rev() {
-                eprintln!("  {i:4}: {a:?}");
+        if let Err((what, done)) = run_seed(seed, actions) {
+            eprintln!("seed {seed} {what} at action {} (replay with RESTLESS_SEED={seed} RESTLESS_ACTIONS={actions}):", done.len().saturating_sub(1));
+            for (i, a) in done.iter().enumerate().skip(done.len().saturating_sub(30)) {
+                eprintln!("  {i:4}: {a}");
             }
             failed.push(seed);
         }
     }
-    assert!(failed.is_empty(), "seeds that crashed the page: {failed:?}");
+    assert!(failed.is_empty(), "seeds that crashed or froze the page: {failed:?}");
 }
