@@ -33,7 +33,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 /// Seeds a plain `cargo test` runs.
 const DEFAULT_SEEDS: u64 = 3;
 /// Actions per seed in a plain `cargo test`.
-const DEFAULT_ACTIONS: usize = 150;
+const DEFAULT_ACTIONS: usize = 250;
 /// How long one action may run before the driver calls the page frozen.
 /// Generous, for the unoptimised build: the longest honest action (Play for
 /// 600 frames of 100 steps, or a boot of a large setup) takes seconds.
