@@ -8,12 +8,13 @@
 //! its current state, exactly as the reducer in `src/ui/app.rs` carries them
 //! out; after every action it computes what a render computes (the view,
 //! the narration in both languages, the followed request, every partition's
-//! "Why?", the segment inspector, the share link). A panic fails the test
+//! "Why?", the segment inspector, the partition bars). A panic fails the test
 //! with the seed and the action list as a replay script, and so does an
 //! action that runs so long the page would freeze (`RESTLESS_HANG_SECS`).
 //!
-//! `RESTLESS_SEED=N` replays one seed; `RESTLESS_SEEDS=N` runs seeds 0..N
-//! (default [`DEFAULT_SEEDS`]); the sweep of thousands belongs under the
+//! `RESTLESS_SEED=N` (with the same `RESTLESS_ACTIONS`) replays one seed;
+//! `RESTLESS_VERBOSE=1` prints each action as it goes; `RESTLESS_SEEDS=N`
+//! runs seeds 0..N (default [`DEFAULT_SEEDS`]); the sweep of thousands belongs under the
 //! optimised profile: `RESTLESS_SEEDS=2000 cargo test --profile sweep --test
 //! restless`.
 
