@@ -1,4 +1,15 @@
-//! The page's entry point: it only mounts the app.
+//! The page's entry point: it mounts the app, and installs the page's
+//! allocator (`ui::memory::PageAllocator`), which counts the memory in use
+//! for the session's budget and shows "out of memory" should an allocation
+//! still fail, instead of the bare trap a failed allocation is in wasm.
+
+#[cfg(target_arch = "wasm32")]
+#[global_allocator]
+static ALLOCATOR: kafkascope::ui::memory::PageAllocator<std::alloc::System> = kafkascope::ui::memory::PageAllocator::new(
+    std::alloc::System,
+    &kafkascope::ui::memory::LIVE_BYTES,
+    kafkascope::ui::out_of_memory,
+);
 
 fn main() {
     #[cfg(target_arch = "wasm32")]

@@ -115,3 +115,53 @@ fn the_leader_and_a_follower_down_the_last_voter_cannot_win_an_election() {
         freeze_then_recover(&mut sim, seed, active);
     }
 }
+
+/// How many times brokers heard that a connection to a controller was
+/// refused or reset, in the trace from `from` on.
+fn controller_disconnects(sim: &Simulation, from: usize) -> usize {
+    count_since(sim, from, |k| {
+        matches!(k, TraceKind::Disconnected { node: kafkascope::sim::ids::NodeId::Broker(_), peer: kafkascope::sim::ids::NodeId::Controller(_), .. })
+    })
+}
+
+/// Found by the restless-user driver (tests/restless.rs): with every
+/// controller down, each refused control-plane request was sent again at
+/// once, and a refused heartbeat sent the metadata fetch again beside the
+/// one still on its way, so the refusals multiplied: events per simulated
+/// second grew without end, and the page, which keeps every step, ran out
+/// of memory within minutes of play. Kafka's NetworkClient waits
+/// `reconnect.backoff.ms`, doubling to `reconnect.backoff.max.ms`, before
+/// it connects to a node that refused it again.
+#[test]
+fn with_every_controller_down_the_brokers_retry_at_a_steady_backed_off_pace() {
+    for seed in [1, 2] {
+        let mut sim = cluster(seed);
+        sim.run_until(6_000);
+        for c in 0..3 {
+            sim.command(Command::KillController { controller: c }).unwrap();
+        }
+        run_for(&mut sim, 10_000);
+        // Two 30-second windows: each broker tries a controller about once a
+        // second (registration or metadata fetch) and heartbeats every two.
+        let first = sim.trace().len();
+        run_for(&mut sim, 30_000);
+        let second = sim.trace().len();
+        run_for(&mut sim, 30_000);
+        let (early, late) = (controller_disconnects(&sim, first) - controller_disconnects(&sim, second), controller_disconnects(&sim, second));
+        let per_broker_at_most = 30 * 3 / 2 + 5;
+        assert!(early <= 3 * per_broker_at_most, "seed {seed}: {early} refusals in 30 s");
+        assert!(late <= early + 6, "seed {seed}: the pace does not grow: {early}, then {late}");
+        // A majority back, and the brokers find the new active controller
+        // within the longest backoff.
+        sim.command(Command::RestartController { controller: 0 }).unwrap();
+        sim.command(Command::RestartController { controller: 1 }).unwrap();
+        run_for(&mut sim, 10_000);
+        let view = sim.view();
+        assert!(view.quorum.as_ref().is_some_and(|q| q.active.is_some()), "seed {seed}: an active controller");
+        assert!(
+            view.brokers.iter().all(|b| b.status == kafkascope::sim::view::BrokerStatus::Running),
+            "seed {seed}: every broker is back in the metadata: {:?}",
+            view.brokers.iter().map(|b| b.status).collect::<Vec<_>>()
+        );
+    }
+}

@@ -242,6 +242,8 @@ pub struct Texts {
     pub speed_hint: &'static str,
     pub focus: &'static str,
     pub focus_hint: &'static str,
+    /// The session stopped taking steps at the page's memory budget.
+    pub memory_full: &'static str,
 }
 
 pub static EN: Texts = Texts {
@@ -437,6 +439,7 @@ pub static EN: Texts = Texts {
     fetcher_idle: "Waiting out replica.fetch.backoff.ms, or about to send its next fetch.",
     legend_quorum: "the controller quorum",
     legend_broker_control: "a broker and the controller",
+    memory_full: "The page has used 3 GiB of the 4 GiB memory a web page may have, keeping every step of this run, so the simulation stopped here. Step back and the timeline still work; apply a setup or reload the page to start afresh.",
 };
 
 pub static KO: Texts = Texts {
@@ -632,6 +635,7 @@ pub static KO: Texts = Texts {
     fetcher_idle: "replica.fetch.backoff.ms를 기다리거나 다음 페치를 보내려는 참입니다.",
     legend_quorum: "컨트롤러 쿼럼",
     legend_broker_control: "브로커와 컨트롤러",
+    memory_full: "이 실행의 모든 단계를 간직하느라 웹 페이지가 쓸 수 있는 메모리 4GiB 중 3GiB를 써서, 시뮬레이션을 여기서 멈췄습니다. 한 단계 뒤로와 타임라인은 그대로 쓸 수 있고, 설정을 적용하거나 페이지를 새로 고치면 처음부터 시작합니다.",
 };
 
 // ---------------------------------------------------------------------------
@@ -835,6 +839,9 @@ pub fn link_error(lang: Lang, e: &LinkError) -> String {
             ReplayError::TooLong => {
                 format!("it asks for more than {MAX_REPLAY_STEPS} steps or {MAX_REPLAY_COMMANDS} actions")
             }
+            ReplayError::MemoryFull { steps } => {
+                format!("the page ran out of memory at step {steps}, before the link's end (reload the page and open the link again)")
+            }
         },
         (Lang::Ko, LinkError::Replay(r)) => match r {
             ReplayError::Config(c) => config_error_ko(c, None),
@@ -849,6 +856,9 @@ pub fn link_error(lang: Lang, e: &LinkError) -> String {
             }
             ReplayError::TooLong => {
                 format!("{MAX_REPLAY_STEPS}단계 또는 {MAX_REPLAY_COMMANDS}개 동작보다 많은 것을 요구합니다")
+            }
+            ReplayError::MemoryFull { steps } => {
+                format!("링크의 끝에 닿기 전, {steps}단계에서 페이지의 메모리가 다 찼습니다(페이지를 새로 고친 뒤 링크를 다시 여세요)")
             }
         },
     }

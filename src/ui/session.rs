@@ -203,8 +203,17 @@ impl Session {
         if end_steps > MAX_REPLAY_STEPS || commands.len() > MAX_REPLAY_COMMANDS {
             return Err(ReplayError::TooLong);
         }
-        if commands.last().is_some_and(|(at, _)| *at > end_steps) {
+        // Every command is checked against the end, not just the last one: a
+        // hand-made link with one command far past the end (and a later one
+        // back before it) would otherwise be replayed step after step
+        // towards it, with no limit but the page's memory.
+        if commands.iter().any(|(at, _)| *at > end_steps) {
             return Err(ReplayError::EndBeforeCommands { end: end_steps });
+        }
+        // A command before the one ahead of it can never be reached; saying
+        // so now spares replaying up to the one ahead first.
+        if let Some(index) = (1..commands.len()).find(|&i| commands[i].0 < commands[i - 1].0) {
+            return Err(ReplayError::Unreachable { index, step: commands[index].0 });
         }
         let mut s = Session::new(config, seed).map_err(ReplayError::Config)?;
         let mut next = 0;
@@ -223,6 +232,9 @@ impl Session {
                 break;
             }
             if !s.step() {
+                if super::memory::over_budget() {
+                    return Err(ReplayError::MemoryFull { steps });
+                }
                 return Err(ReplayError::Ended { steps });
             }
         }
@@ -311,18 +323,27 @@ impl Session {
     /// Moves one position forward: through the recorded future if there is
     /// one, else by processing the next event that does something visible.
     /// A timer that finds nothing to do leaves no trace, so it is folded into
-    /// the next step. False when nothing is left to do.
+    /// the next step, within [`FOLD_WINDOW_MS`] of simulated time: past it
+    /// the step ends with nothing to narrate. False when nothing is left to
+    /// do.
     pub fn step(&mut self) -> bool {
         if self.cursor + 1 < self.positions.len() {
             self.go_to(self.cursor + 1);
             return true;
         }
-        if !self.sim.has_pending() {
+        // Past the page's memory budget no new step is taken: the page
+        // stops growing and says so, rather than running into the 4 GiB
+        // wall, where a failed allocation aborts without a word.
+        if !self.sim.has_pending() || super::memory::over_budget() {
             return false;
         }
         let before = self.sim.trace().len();
+        let until = self.sim.now_ms().saturating_add(FOLD_WINDOW_MS);
+        let mut folded = 0;
         while self.sim_step() {
-            if self.sim.trace().len() > before {
+            folded += 1;
+            let quiet_for_long = self.sim.next_event_ms().is_none_or(|t| t > until) || folded >= FOLD_LIMIT;
+            if self.sim.trace().len() > before || quiet_for_long {
                 break;
             }
         }
@@ -498,7 +519,7 @@ impl Session {
     /// Whether a Step has anything to do: a recorded future or a pending
     /// event.
     pub fn can_step(&self) -> bool {
-        self.cursor + 1 < self.positions.len() || self.sim.has_pending()
+        self.cursor + 1 < self.positions.len() || (self.sim.has_pending() && !super::memory::over_budget())
     }
 
     /// Steps to the next position in `focus` (through the recorded future
@@ -565,6 +586,15 @@ pub fn default_cluster() -> ClusterConfig {
     super::setup::Setup::default().cluster_config()
 }
 
+/// How much simulated time one Step may fold when nothing visible happens:
+/// a cluster with nothing left to show (one controller, every broker
+/// stopped) still has timers, and folding them until something showed
+/// would never end.
+pub const FOLD_WINDOW_MS: u64 = 10_000;
+/// How many invisible events one Step may fold at most, for a stretch that
+/// does not even move the clock.
+const FOLD_LIMIT: u32 = 100_000;
+
 /// The most steps a boot may take before the page shows the cluster
 /// anyway (a quorum that cannot elect, say), so opening never hangs.
 const BOOT_STEP_LIMIT: usize = 20_000;
@@ -592,6 +622,8 @@ pub enum ReplayError {
     Position { position: usize, len: usize },
     /// More than [`MAX_REPLAY_STEPS`] steps or [`MAX_REPLAY_COMMANDS`] commands.
     TooLong,
+    /// The page's memory budget ran out at `steps`, before the log's end.
+    MemoryFull { steps: u64 },
 }
 
 impl Default for Session {
@@ -886,6 +918,34 @@ pub(crate) mod tests {
         assert!(matches!(replay(&backwards, end, 0), Some(ReplayError::Unreachable { .. })));
     }
 
+    /// Found by the restless-user driver (tests/restless.rs, seed 2): a link
+    /// edited by hand to put one command's step at u64::MAX, with later
+    /// commands after it, was replayed towards that step until the memory
+    /// ran out (in the page, a wasm trap). Only the last command was
+    /// checked against the end.
+    #[test]
+    fn a_replay_refuses_any_command_past_the_end_before_stepping() {
+        let s = a_winding_session();
+        let (config, seed) = (s.sim().config().clone(), s.sim().seed());
+        let mut commands = s.all_commands().to_vec();
+        let end = s.end_steps();
+        assert!(commands.len() >= 3 && commands[2].0 < end);
+        // One step past the end, in the middle: before the fix this was
+        // replayed and only refused, as Unreachable, once the next command
+        // turned out to be behind it. With u64::MAX it never ended.
+        commands[1].0 = end + 1;
+        let refused = Session::replay(config.clone(), seed, &commands, end, 0).err();
+        assert_eq!(refused, Some(ReplayError::EndBeforeCommands { end }));
+        commands[1].0 = u64::MAX;
+        let refused = Session::replay(config.clone(), seed, &commands, end, 0).err();
+        assert_eq!(refused, Some(ReplayError::EndBeforeCommands { end }));
+        // Out of order within the end: named at once, by the command behind.
+        let mut backwards = s.all_commands().to_vec();
+        backwards[1].0 = end;
+        let refused = Session::replay(config, seed, &backwards, end, 0).err();
+        assert_eq!(refused, Some(ReplayError::Unreachable { index: 2, step: backwards[2].0 }));
+    }
+
     #[test]
     fn step_until_stops_when_the_step_moved_it() {
         let mut s = Session::default();
@@ -1008,6 +1068,38 @@ pub(crate) mod tests {
         assert!(s.violations().is_empty());
         s.go_to(end);
         assert_eq!(s.violations(), &v[..]);
+    }
+
+    /// Found by the restless-user driver (tests/restless.rs, seed 34): with
+    /// one controller and every broker stopped, nothing the cluster does is
+    /// visible any more (the lone voter's timers leave no trace), and Step
+    /// folded invisible events into the next visible one for ever: the page
+    /// froze. A Step now ends after [`FOLD_WINDOW_MS`] of simulated time
+    /// even when nothing showed. Run on a thread, so that the old endless
+    /// Step fails the test instead of hanging it.
+    #[test]
+    fn a_step_on_a_cluster_with_nothing_left_to_show_ends() {
+        let (done, result) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let setup = crate::ui::setup::Setup { controllers: 1, ..crate::ui::setup::Setup::default() };
+            let mut s = setup.start().unwrap();
+            for broker in 0..3 {
+                s.command_now(Command::KillBroker { broker }).unwrap();
+            }
+            // The controller fences the brokers (visible), then all is quiet.
+            let mut quiet = Vec::new();
+            for _ in 0..200 {
+                let before = s.sim().now_ms();
+                assert!(s.step(), "a lone controller always has timers");
+                if s.last_step_trace().is_empty() {
+                    quiet.push(s.sim().now_ms() - before);
+                }
+            }
+            let _ = done.send(quiet);
+        });
+        let quiet = result.recv_timeout(std::time::Duration::from_secs(60)).expect("200 Steps return within a minute");
+        assert!(!quiet.is_empty(), "the cluster went quiet");
+        assert!(quiet.iter().all(|ms| *ms <= FOLD_WINDOW_MS), "a quiet Step covers at most the fold window: {quiet:?}");
     }
 
     #[test]

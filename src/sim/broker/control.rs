@@ -21,6 +21,15 @@ use crate::sim::collections::BTreeMap;
 const CONTROLLER_REQUEST_TIMEOUT_MS: u64 = 2_000;
 /// The pause after a "not the active controller" answer with no hint.
 const CONTROLLER_RETRY_BACKOFF_MS: u64 = 100;
+/// NetworkClient's `reconnect.backoff.ms`: after a controller refused or
+/// reset a connection, the broker waits this long before it sends the lost
+/// request again (to the next controller in turn)...
+const RECONNECT_BACKOFF_MS: u64 = 50;
+/// ... doubling with each refusal in a row up to `reconnect.backoff.max.ms`,
+/// so a quorum that is all down costs each broker about one attempt a
+/// second. Kafka adds 20 % jitter; the simulation leaves it out so that this
+/// path draws nothing from the RNG.
+const RECONNECT_BACKOFF_MAX_MS: u64 = 1_000;
 /// BrokerLifecycleManager sends the heartbeat after its first "not yet"
 /// answer to wantShutDown this soon, in case the controller is done quickly.
 const CONTROLLED_SHUTDOWN_FIRST_RETRY_MS: u64 = 50;
@@ -42,7 +51,18 @@ pub struct BrokerControl {
     /// (the local one moves on with every local ISR change).
     pub committed_partition_epochs: BTreeMap<TopicPartition, i32>,
     registration_in_flight: Option<i32>,
+    /// The controller the registration in flight went to.
+    registration_to: u32,
     fetch_in_flight: Option<i32>,
+    /// The controller the metadata fetch in flight went to.
+    fetch_to: u32,
+    /// A `ControllerReconnect` timer is set: refusals until it fires add
+    /// nothing, so the requests a refusal loses are sent once, not once per
+    /// refusal.
+    reconnect_pending: bool,
+    /// The wait before the next reconnect; back to `reconnect.backoff.ms`
+    /// once a controller answers.
+    reconnect_backoff_ms: u64,
     /// The heartbeat waiting for its answer; one is out at a time.
     heartbeat_in_flight: Option<i32>,
     /// A controlled shutdown was asked for (BrokerLifecycleManager's
@@ -65,7 +85,11 @@ impl BrokerControl {
             topic_configs,
             committed_partition_epochs: BTreeMap::new(),
             registration_in_flight: None,
+            registration_to: 0,
             fetch_in_flight: None,
+            fetch_to: 0,
+            reconnect_pending: false,
+            reconnect_backoff_ms: RECONNECT_BACKOFF_MS,
             heartbeat_in_flight: None,
             want_shut_down: false,
             got_controlled_shutdown_response: false,
@@ -86,6 +110,12 @@ impl BrokerControl {
     /// The answer did not come or came from a non-leader without a hint.
     fn forget_leader(&mut self) {
         self.leader = None;
+    }
+
+    /// A controller answered: the connection works, so the next refusal
+    /// starts the backoff afresh.
+    fn answered(&mut self) {
+        self.reconnect_backoff_ms = RECONNECT_BACKOFF_MS;
     }
 
     fn correlation_id(&mut self) -> i32 {
@@ -168,8 +198,11 @@ impl Broker {
 
     /// The connection to `peer` is gone (refused or reset): a replica
     /// fetcher backs off `replica.fetch.backoff.ms` (AbstractFetcherThread
-    /// delays the partitions of a failed fetch); a request to a controller is
-    /// sent again to the next one.
+    /// delays the partitions of a failed fetch); a request that was on its
+    /// way to that controller is sent again, to the next one, after the
+    /// reconnect backoff. Only requests to `peer` are lost: each message
+    /// to a dead process is refused on its own, and a refused heartbeat
+    /// must not count against a fetch that went elsewhere.
     pub fn on_disconnect(&mut self, ctx: &mut Ctx, peer: NodeId) {
         match peer {
             NodeId::Broker(leader) => {
@@ -186,15 +219,35 @@ impl Broker {
                     c.forget_leader();
                 }
                 c.heartbeat_in_flight = None;
-                if c.registration_in_flight.take().is_some() {
-                    self.send_registration(ctx);
+                let lost_registration = c.registration_in_flight.is_some() && c.registration_to == controller;
+                let lost_fetch = c.fetch_in_flight.is_some() && c.fetch_to == controller;
+                if lost_registration {
+                    c.registration_in_flight = None;
                 }
-                let Some(c) = self.control.as_mut() else { return };
-                if c.fetch_in_flight.take().is_some() {
-                    self.send_metadata_fetch(ctx);
+                if lost_fetch {
+                    c.fetch_in_flight = None;
+                }
+                if (lost_registration || lost_fetch) && !c.reconnect_pending {
+                    c.reconnect_pending = true;
+                    ctx.timer(c.reconnect_backoff_ms, Timer::Broker(BrokerTimer::ControllerReconnect));
+                    c.reconnect_backoff_ms = (c.reconnect_backoff_ms * 2).min(RECONNECT_BACKOFF_MAX_MS);
                 }
             }
             NodeId::Client(_) => {}
+        }
+    }
+
+    /// The reconnect backoff is over: send what the broker is missing, a
+    /// registration if it has no broker epoch, else the metadata fetch.
+    fn reconnect(&mut self, ctx: &mut Ctx) {
+        let Some(c) = self.control.as_mut() else { return };
+        c.reconnect_pending = false;
+        if c.broker_epoch.is_none() {
+            if c.registration_in_flight.is_none() {
+                self.send_registration(ctx);
+            }
+        } else {
+            self.send_metadata_fetch(ctx);
         }
     }
 
@@ -211,6 +264,7 @@ impl Broker {
         let to = c.target();
         let correlation_id = c.correlation_id();
         c.registration_in_flight = Some(correlation_id);
+        c.registration_to = to;
         ctx.send(
             NodeId::Controller(to),
             Message::Control(ControlMessage::BrokerRegistrationRequest { broker: me, correlation_id }),
@@ -227,6 +281,7 @@ impl Broker {
         let to = c.target();
         let correlation_id = c.correlation_id();
         c.fetch_in_flight = Some(correlation_id);
+        c.fetch_to = to;
         let offset = c.metadata_offset;
         ctx.send(
             NodeId::Controller(to),
@@ -255,6 +310,7 @@ impl Broker {
                 }
             }
             BrokerTimer::MetadataFetch => self.send_metadata_fetch(ctx),
+            BrokerTimer::ControllerReconnect => self.reconnect(ctx),
             BrokerTimer::ControllerRegister if c.registration_in_flight.is_none() => self.send_registration(ctx),
             _ => {}
         }
@@ -264,6 +320,7 @@ impl Broker {
         let NodeId::Controller(from) = from else { return };
         let me = self.id;
         let Some(c) = self.control.as_mut() else { return };
+        c.answered();
         match msg {
             ControlMessage::BrokerRegistrationResponse { correlation_id, error, broker_epoch, leader_hint, .. } => {
                 if c.registration_in_flight != Some(correlation_id) {

@@ -57,6 +57,9 @@ pub enum BrokerTimer {
     ControllerHeartbeat,
     /// Control plane: fetch the metadata log again.
     MetadataFetch,
+    /// Control plane: the reconnect backoff after a refused or reset
+    /// connection to a controller is over.
+    ControllerReconnect,
     /// Control plane: no answer to this request in time; try another
     /// controller.
     ControllerRequestTimeout { correlation_id: i32 },
@@ -257,6 +260,7 @@ impl Broker {
             | BrokerTimer::ControlledShutdownHeartbeat
             | BrokerTimer::ControllerHeartbeat
             | BrokerTimer::MetadataFetch
+            | BrokerTimer::ControllerReconnect
             | BrokerTimer::ControllerRequestTimeout { .. }) => self.on_control_timer(ctx, t),
         }
     }

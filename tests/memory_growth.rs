@@ -1,0 +1,80 @@
+//! How the page's memory grows in a long top-speed Play: the default
+//! cluster at 1,000 steps a second (the fastest speed) for ten simulated
+//! minutes, without produce traffic, with a produce a real second, with
+//! twenty, and with every controller killed (which, before brokers backed
+//! off their reconnects, multiplied the refused requests). It measures rather than checks, so it is ignored; run it with
+//!
+//! ```text
+//! cargo test --profile sweep --test memory_growth -- --ignored --nocapture
+//! ```
+//!
+//! The bytes are counted by the page's own allocator wrapper, natively:
+//! a wasm32 page holds the same structures with 4-byte pointers and
+//! lengths, so its figures are somewhat smaller.
+
+use kafkascope::sim::simulation::Command;
+use kafkascope::ui::memory::{self, PageAllocator, LIVE_BYTES};
+use kafkascope::ui::session::Session;
+
+#[global_allocator]
+static ALLOCATOR: PageAllocator<std::alloc::System> = PageAllocator::new(std::alloc::System, &LIVE_BYTES, |_| {});
+
+/// Play's fastest speed, steps a second.
+const STEPS_PER_SECOND: u64 = 1_000;
+const SIMULATED_MS: u64 = 600_000;
+
+fn produce(n: u64) -> Command {
+    Command::Produce {
+        client: 0,
+        topic: "orders".into(),
+        key: Some(format!("user-{}", n % 50)),
+        value: Some(format!("hello-{n}")),
+        headers: vec![],
+        partition: None,
+        timestamp_ms: None,
+    }
+}
+
+#[test]
+#[ignore = "a measurement: run it by hand, see the module's doc"]
+fn memory_of_a_long_top_speed_play() {
+    for (produces_per_second, controllers_killed) in [(0, false), (1, false), (20, false), (0, true)] {
+        let mut s = Session::default();
+        if controllers_killed {
+            for controller in 0..3 {
+                s.command_now(Command::KillController { controller }).unwrap();
+            }
+        }
+        let (start_ms, base) = (s.sim().now_ms(), memory::live_bytes());
+        let wall = std::time::Instant::now();
+        let mut real_seconds = 0;
+        let mut next_minute = 60_000;
+        let down = if controllers_killed { ", every controller killed" } else { "" };
+        eprintln!("{produces_per_second} produces a real second{down} (at {STEPS_PER_SECOND} steps a second):");
+        'play: while s.sim().now_ms() < start_ms + SIMULATED_MS {
+            for i in 0..STEPS_PER_SECOND {
+                if produces_per_second > 0 && i % (STEPS_PER_SECOND / produces_per_second) == 0 {
+                    s.command(produce(real_seconds * produces_per_second + i)).unwrap();
+                }
+                if !s.step() {
+                    eprintln!("  stopped at the memory budget after {real_seconds} real seconds");
+                    break 'play;
+                }
+            }
+            real_seconds += 1;
+            let simulated = s.sim().now_ms() - start_ms;
+            if simulated >= next_minute {
+                next_minute += 60_000;
+                eprintln!(
+                    "  {:>4} s simulated after {real_seconds:>5} s of play: {:>7} positions, {:>9} events, {:>8} trace events, {:>6} MiB live (native run {:.0?})",
+                    simulated / 1000,
+                    s.timeline_len(),
+                    s.sim().steps(),
+                    s.sim().trace().len(),
+                    (memory::live_bytes() - base) >> 20,
+                    wall.elapsed()
+                );
+            }
+        }
+    }
+}
