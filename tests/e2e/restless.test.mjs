@@ -94,7 +94,11 @@ const VOCABULARY = [
       await waitFrames(page, frames);
     },
   },
-  { role: 'slider', name: /^Speed$/, weight: 2, draw: (rng) => String(rng.below(13)), perform: (page, control, v) => control.fill(v, { timeout: MISS_MS }) },
+  { role: 'slider', name: /^Speed$/, weight: 2, draw: (rng) => String(rng.below(9)), perform: (page, control, v) => control.fill(v, { timeout: MISS_MS }) },
+  // The stage: pick a node on the map; the tabs of the dock and the details.
+  { role: 'button', name: /^(Broker|Controller) \d+$/, weight: 5, ...click },
+  { role: 'tab', name: /^(Produce|Fetch|Setup|Share|Partitions|Quorum|Alarms|Segments)$/, weight: 4, ...click },
+  { role: 'button', name: /^Show (partitions|quorum|alarms|segments)$/, weight: 1, ...click },
   {
     role: 'slider',
     name: /^Timeline$/,
@@ -114,12 +118,12 @@ const VOCABULARY = [
   { role: 'textbox', name: /^(Offset|Min bytes|Max wait ms)$/, weight: 2, ...fill(NUMBERS) },
   { role: 'button', name: /^(Kill|Restart|Shut down|Isolate) (broker|controller) \d+$/, weight: 6, ...click },
   { role: 'button', name: /^Heal network$/, weight: 2, ...click },
-  { role: 'button', name: /^(Setup|Apply setup|Add topic|Remove topic \d+)$/, weight: 3, ...click },
+  { role: 'button', name: /^(Apply setup|Add topic|Remove topic \d+)$/, weight: 3, ...click },
   { role: 'textbox', name: /^(Brokers|min\.insync\.replicas|Seed|Topic \d+ (name|partitions|replication factor))$/, weight: 3, ...fill([...NUMBERS, ...WORDS]) },
   { role: 'checkbox', name: /^unclean\.leader\.election\.enable$/, weight: 1, ...click },
   {
     role: 'combobox',
-    name: /^(Controllers|Consumers|Setup acks|Produce topic|Acks|Consumer|Fetch topic|Partition|Show brokers|Inspect partition|Inspect replica)$/,
+    name: /^(Controllers|Consumers|Setup acks|Produce topic|Acks|Consumer|Fetch topic|Partition|Show brokers|Focus|Inspect partition|Inspect replica)$/,
     weight: 3,
     draw: (rng) => rng.below(1_000_000),
     // An option picked by its place among the options there are.

@@ -29,6 +29,21 @@ pub fn segment_inspector(props: &InspectorProps) -> Html {
     let segment = use_state(|| None::<i64>);
     let batch = use_state(|| 0usize);
     let field = use_state(|| None::<usize>);
+    // The parts below are components with callbacks that keep their
+    // identity, so while the simulation plays only the parts whose data
+    // changed are drawn again (a batch's hexdump almost never is). Every
+    // hook comes before the early returns below: a hook a render skips (at
+    // a position with no partition yet, early in the boot) panics the page.
+    let on_segment = use_callback((segment.setter(), batch.setter(), field.setter()), |base: i64, (segment, batch, field)| {
+        segment.set(Some(base));
+        batch.set(0);
+        field.set(None);
+    });
+    let on_batch = use_callback((batch.setter(), field.setter()), |i: usize, (batch, field)| {
+        batch.set(i);
+        field.set(None);
+    });
+    let on_field = use_callback(field.setter(), |i: usize, field| field.set(Some(i)));
 
     let view = &props.view;
     let Some(p) = view.partitions.get((*partition).min(view.partitions.len().saturating_sub(1))) else {
@@ -73,19 +88,6 @@ pub fn segment_inspector(props: &InspectorProps) -> Html {
     };
     let chosen_batch = batches.get((*batch).min(batches.len().saturating_sub(1)));
     let selected_field = field.and_then(|f| chosen_batch.and_then(|b| b.fields.get(f)).map(|_| f));
-    // The parts below are components with callbacks that keep their
-    // identity, so while the simulation plays only the parts whose data
-    // changed are drawn again (a batch's hexdump almost never is).
-    let on_segment = use_callback((segment.setter(), batch.setter(), field.setter()), |base: i64, (segment, batch, field)| {
-        segment.set(Some(base));
-        batch.set(0);
-        field.set(None);
-    });
-    let on_batch = use_callback((batch.setter(), field.setter()), |i: usize, (batch, field)| {
-        batch.set(i);
-        field.set(None);
-    });
-    let on_field = use_callback(field.setter(), |i: usize, field| field.set(Some(i)));
 
     html! {
         <section class="inspector" aria-label="Segment inspector">
