@@ -530,3 +530,26 @@ fn every_kind_of_bad_link_is_named() {
     let huge = format!("s={}", "A".repeat(MAX_LINK_CHARS + 1));
     assert_eq!(ShareLink::decode(&huge), Err(LinkError::TooLarge(MAX_LINK_CHARS + 1)));
 }
+
+/// Any text at all, valid JSON or not, gives a link or an error, never a
+/// panic; and whatever the page opens, serde_json opened the same (the page
+/// refuses a little more, never less).
+#[test]
+fn any_text_is_read_or_refused_without_panicking() {
+    const TOKENS: &[&str] = &[
+        "{", "}", "[", "]", ",", ":", " ", "\n", "\"v\"", "1", "2", "-0", "0.5", "1e999", "null", "true", "\"", "\\",
+        "\\u", "d83d", "\"setup\"", "\"actions\"", "\"action\"", "\"heal\"", "\"at_step\"", "\"end_step\"",
+        "\"position\"", "\u{1}", "é", "😀", "[[[[[[[[[[[[[[[[", "{\"a\":{\"a\":{\"a\":",
+    ];
+    for_each_seed(3000, |seed| {
+        let mut g = Gen(SimRng::new(seed));
+        let text: String = (0..g.below(60)).map(|_| g.pick(TOKENS)).collect();
+        let text = if g.chance(4) { format!("{{\"v\":1,{text}") } else { text };
+        if let Outcome::Opened(link) = with_ours(&text) {
+            assert_eq!(with_serde(&text), Outcome::Opened(link), "{text:?}");
+        }
+        let fragment = format!("s={}", base64_url(&text));
+        let _ = ShareLink::decode(&fragment);
+        let _ = ShareLink::decode(&fragment[..fragment.len() - fragment.len() / 3]);
+    });
+}

@@ -6,7 +6,7 @@
 //! with serde's derives of the link's types (serde_json's generic
 //! deserializer instantiated for each of them, serde's buffering of the
 //! flattened, internally tagged command) weighed enough that replacing them
-//! with this module took 20.7 KB off the optimized, gzipped page (45.6 KB
+//! with this module took 20.6 KB off the optimized, gzipped page (45.4 KB
 //! before gzip; measured on the release build after wasm-opt -Oz). A share
 //! link is one small, fixed shape, so the page writes and reads it by hand
 //! here, and serde_json is left to the native scenario files and the CLI.
