@@ -646,7 +646,8 @@ use super::follow::Release;
 use super::narrate_ko::{ga, neun};
 use super::session::{ReplayError, MAX_REPLAY_COMMANDS, MAX_REPLAY_STEPS};
 use super::setup::{Field, Setup, SetupError, MAX_BROKERS, MAX_CONSUMERS, MAX_PARTITIONS, MAX_TOPICS};
-use super::share::LinkError;
+use super::json::{Expected, JsonError, JsonErrorKind, MAX_DEPTH};
+use super::share::{LinkError, MAX_LINK_CHARS};
 use crate::sim::protocol::ErrorCode;
 use crate::sim::trace::PartitionReason;
 
@@ -817,8 +818,14 @@ pub fn link_error(lang: Lang, e: &LinkError) -> String {
         (Lang::Ko, LinkError::Base64(d)) => format!("base64url 형식이 아닙니다({d})"),
         (Lang::En, LinkError::NotText) => "its bytes are not UTF-8 text".into(),
         (Lang::Ko, LinkError::NotText) => "내용이 UTF-8 텍스트가 아닙니다".into(),
-        (Lang::En, LinkError::Json(d)) => format!("it does not hold a KafkaScope session ({d})"),
-        (Lang::Ko, LinkError::Json(d)) => format!("KafkaScope 세션이 담겨 있지 않습니다({d})"),
+        (Lang::En, LinkError::Json(e)) => format!("it does not hold a KafkaScope session ({})", json_error(lang, e)),
+        (Lang::Ko, LinkError::Json(e)) => format!("KafkaScope 세션이 담겨 있지 않습니다({})", json_error(lang, e)),
+        (Lang::En, LinkError::TooLarge(n)) => {
+            format!("it is {n} characters long, and this page reads links of up to {MAX_LINK_CHARS}")
+        }
+        (Lang::Ko, LinkError::TooLarge(n)) => {
+            format!("길이가 {n}자로, 이 페이지가 읽는 최대 {MAX_LINK_CHARS}자보다 깁니다")
+        }
         (Lang::En, LinkError::Version(v)) => format!("it is version {v} of the link format, and this page reads version 1"),
         (Lang::Ko, LinkError::Version(v)) => format!("링크 형식 버전 {v}이며, 이 페이지는 버전 1만 읽습니다"),
         (_, LinkError::Setup(e, setup)) => {
@@ -861,6 +868,70 @@ pub fn link_error(lang: Lang, e: &LinkError) -> String {
                 format!("링크의 끝에 닿기 전, {steps}단계에서 페이지의 메모리가 다 찼습니다(페이지를 새로 고친 뒤 링크를 다시 여세요)")
             }
         },
+    }
+}
+
+/// What is wrong with a link's JSON: where (the field's path, or the byte
+/// for a syntax error) and why.
+pub fn json_error(lang: Lang, e: &JsonError) -> String {
+    let at = e.at;
+    let path = match (e.path_text(), lang) {
+        (p, _) if !p.is_empty() => p,
+        (_, Lang::En) => "the JSON".into(),
+        (_, Lang::Ko) => "JSON".into(),
+    };
+    // A character is shown as itself, or by its code point when it would
+    // not be seen.
+    let shown = |c: char| if c.is_control() || c.is_whitespace() { format!("U+{:04X}", c as u32) } else { format!("“{c}”") };
+    match (lang, e.kind) {
+        (Lang::En, JsonErrorKind::Truncated) => format!("it is cut short at byte {at}"),
+        (Lang::Ko, JsonErrorKind::Truncated) => format!("{at}바이트에서 끊겨 있습니다"),
+        (Lang::En, JsonErrorKind::Unexpected(c)) => format!("{} cannot stand at byte {at}", shown(c)),
+        (Lang::Ko, JsonErrorKind::Unexpected(c)) => format!("{at}바이트에 {} 문자가 올 수 없습니다", shown(c)),
+        (Lang::En, JsonErrorKind::Trailing) => format!("more text follows the end of the JSON, at byte {at}"),
+        (Lang::Ko, JsonErrorKind::Trailing) => format!("JSON이 끝난 뒤 {at}바이트에 글이 더 있습니다"),
+        (Lang::En, JsonErrorKind::BadString) => {
+            format!("a string holds a raw control character, an unknown escape or half a surrogate pair at byte {at}")
+        }
+        (Lang::Ko, JsonErrorKind::BadString) => {
+            format!("{at}바이트의 문자열에 제어 문자, 알 수 없는 이스케이프 또는 짝 없는 서로게이트가 있습니다")
+        }
+        (Lang::En, JsonErrorKind::TooDeep) => format!("it nests more than {MAX_DEPTH} levels deep at byte {at}"),
+        (Lang::Ko, JsonErrorKind::TooDeep) => format!("{at}바이트에서 {MAX_DEPTH}단계보다 깊이 중첩됩니다"),
+        (Lang::En, JsonErrorKind::Expected(x)) => format!(
+            "{path} should be {}",
+            match x {
+                Expected::Object => "an object",
+                Expected::Array => "a list",
+                Expected::String => "a string",
+                Expected::Integer => "a whole number",
+                Expected::Bool => "true or false",
+                Expected::Pair => "a [key, value] pair of strings",
+            }
+        ),
+        (Lang::Ko, JsonErrorKind::Expected(x)) => format!(
+            "{path}: {}",
+            match x {
+                Expected::Object => "객체여야 합니다",
+                Expected::Array => "목록이어야 합니다",
+                Expected::String => "문자열이어야 합니다",
+                Expected::Integer => "정수여야 합니다",
+                Expected::Bool => "true 또는 false여야 합니다",
+                Expected::Pair => "문자열 두 개로 된 [키, 값] 쌍이어야 합니다",
+            }
+        ),
+        (Lang::En, JsonErrorKind::OutOfRange { min, max }) => format!("{path} should be a whole number from {min} to {max}"),
+        (Lang::Ko, JsonErrorKind::OutOfRange { min, max }) => format!("{path}: {min}부터 {max}까지의 정수여야 합니다"),
+        (Lang::En, JsonErrorKind::Missing) => format!("{path} is missing"),
+        (Lang::Ko, JsonErrorKind::Missing) => format!("{path}: 빠져 있습니다"),
+        (Lang::En, JsonErrorKind::Unknown) => format!("{path} is not a field it can have"),
+        (Lang::Ko, JsonErrorKind::Unknown) => format!("{path}: 있을 수 없는 필드입니다"),
+        (Lang::En, JsonErrorKind::Duplicate) => format!("{path} is given twice"),
+        (Lang::Ko, JsonErrorKind::Duplicate) => format!("{path}: 두 번 들어 있습니다"),
+        (Lang::En, JsonErrorKind::Choice(names)) => format!("{path} should be one of {}", names.join(", ")),
+        (Lang::Ko, JsonErrorKind::Choice(names)) => format!("{path}: {} 가운데 하나여야 합니다", names.join(", ")),
+        (Lang::En, JsonErrorKind::TooMany(max)) => format!("{path} has more than {max} entries"),
+        (Lang::Ko, JsonErrorKind::TooMany(max)) => format!("{path}: 항목이 {max}개보다 많습니다"),
     }
 }
 
@@ -1187,5 +1258,70 @@ pub fn step_report(lang: Lang, report: &super::session::StepReport, focus: super
             report.positions - 1,
             duration(lang, report.simulated_ms)
         )),
+    }
+}
+
+#[cfg(test)]
+mod link_error_tests {
+    use super::*;
+
+    /// Each way a link's JSON can be wrong reads as a sentence in both
+    /// languages, naming the field or the byte, with no Rust syntax.
+    #[test]
+    fn every_json_error_of_a_link_is_told_in_both_languages() {
+        let kinds = [
+            JsonErrorKind::Truncated,
+            JsonErrorKind::Unexpected('x'),
+            JsonErrorKind::Unexpected('\u{1}'),
+            JsonErrorKind::Trailing,
+            JsonErrorKind::BadString,
+            JsonErrorKind::TooDeep,
+            JsonErrorKind::Expected(Expected::Object),
+            JsonErrorKind::Expected(Expected::Array),
+            JsonErrorKind::Expected(Expected::String),
+            JsonErrorKind::Expected(Expected::Integer),
+            JsonErrorKind::Expected(Expected::Bool),
+            JsonErrorKind::Expected(Expected::Pair),
+            JsonErrorKind::OutOfRange { min: 0, max: 4294967295 },
+            JsonErrorKind::Missing,
+            JsonErrorKind::Unknown,
+            JsonErrorKind::Duplicate,
+            JsonErrorKind::Choice(&["all", "-1", "1", "0"]),
+            JsonErrorKind::TooMany(20_000),
+        ];
+        let mut seen = Vec::new();
+        for kind in kinds {
+            let mut e = JsonError::new(17, kind);
+            e.path = vec![
+                crate::ui::json::PathPart::Key("setup".into()),
+                crate::ui::json::PathPart::Key("topics".into()),
+                crate::ui::json::PathPart::Index(0),
+                crate::ui::json::PathPart::Key("partitions".into()),
+            ];
+            for lang in [Lang::En, Lang::Ko] {
+                let text = link_error(lang, &LinkError::Json(e.clone()));
+                let syntax_error = matches!(
+                    kind,
+                    JsonErrorKind::Truncated
+                        | JsonErrorKind::Unexpected(_)
+                        | JsonErrorKind::Trailing
+                        | JsonErrorKind::BadString
+                        | JsonErrorKind::TooDeep
+                );
+                let names = if syntax_error { text.contains("17") } else { text.contains("setup.topics[0].partitions") };
+                assert!(names, "{kind:?} in {lang:?}: {text}");
+                assert!(!text.contains("Expected") && !text.contains("'\\u"), "{text}");
+                if lang == Lang::Ko {
+                    assert!(text.chars().any(|c| ('\u{AC00}'..='\u{D7A3}').contains(&c)), "{text}");
+                }
+                assert!(!seen.contains(&text), "two errors read the same: {text}");
+                seen.push(text);
+            }
+        }
+        assert!(link_error(Lang::En, &LinkError::Json(JsonError::new(0, JsonErrorKind::Missing))).contains("the JSON"));
+        assert!(link_error(Lang::En, &LinkError::Json(JsonError::new(0, JsonErrorKind::Unexpected('\u{1}')))).contains("U+0001"));
+        for lang in [Lang::En, Lang::Ko] {
+            assert!(link_error(lang, &LinkError::TooLarge(9_000_000)).contains("9000000"));
+        }
     }
 }

@@ -11,6 +11,7 @@ pub mod follow;
 pub mod forms;
 pub mod hooks;
 pub mod i18n;
+pub mod json;
 pub mod layout;
 pub mod memory;
 pub mod narrate;

@@ -1,8 +1,9 @@
 //! The cluster a learner sets up in the Setup form: brokers, topics, the
 //! main producer's acks, min.insync.replicas, unclean.leader.election.enable
-//! and the seed. It is plain data (its serde names are Kafka's config names),
-//! so share links carry it as it is, and it turns into the simulation's
-//! [`ClusterConfig`] the same way every time.
+//! and the seed. It is plain data (its JSON names, in the serde derives and in
+//! `ui::share`'s link form alike, are Kafka's config names), so share links
+//! carry it as it is, and it turns into the simulation's [`ClusterConfig`]
+//! the same way every time.
 
 use crate::sim::config::{parse_acks, ConsumerConfig, ProducerConfig, TopicSpec};
 use crate::sim::simulation::{ClientSpec, ClusterConfig, ConfigError};
@@ -57,11 +58,11 @@ pub struct Setup {
 }
 
 /// Three controller voters, the size of quorum Kafka's docs recommend.
-fn default_controllers() -> u32 {
+pub(crate) fn default_controllers() -> u32 {
     3
 }
 
-fn default_consumers() -> u32 {
+pub(crate) fn default_consumers() -> u32 {
     1
 }
 

@@ -10,6 +10,14 @@
 //! Opening a link replays the log ([`Session::replay`]): the simulation is
 //! deterministic, so the same seed, configuration and commands give the same
 //! timeline, and the page shows the same step.
+//!
+//! The JSON is written and read with the page's own [`super::json`], not
+//! serde_json, to keep the page's WebAssembly small (that module says why);
+//! the form below is field for field the one the serde derives give, which
+//! `tests/share_links.rs` checks against serde_json over random links. A
+//! link that cannot be read is refused with what and where, and reading one
+//! takes memory in proportion to its length, which [`MAX_LINK_CHARS`]
+//! bounds.
 
 use super::session::{ReplayError, Session};
 use super::setup::{Setup, SetupError};
@@ -18,12 +26,22 @@ use base64::alphabet;
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
 use base64::engine::DecodePaddingMode;
 use base64::Engine;
+use super::json::{Expected, JsonError, JsonErrorKind, Object, Reader, Writer};
+use super::session::MAX_REPLAY_COMMANDS;
+use super::setup::{default_consumers, default_controllers, TopicSetup};
+use crate::sim::config::parse_acks;
+use crate::sim::simulation::NodeSet;
 use serde::{Deserialize, Serialize};
 
 /// The fragment's key: `#s=<base64url>`.
 pub const PREFIX: &str = "s=";
 /// The format's version; a link of another version is refused by name.
 pub const VERSION: u32 = 1;
+
+/// The longest link read, in characters after `s=`: four times the
+/// two million characters of a URL that Chromium takes, and enough for
+/// [`MAX_REPLAY_COMMANDS`] actions of some hundred bytes each.
+pub const MAX_LINK_CHARS: usize = 8 << 20;
 
 /// base64url without padding, which also reads links whose padding a tool
 /// added back.
@@ -62,8 +80,10 @@ pub enum LinkError {
     Base64(String),
     /// The bytes are not UTF-8 text.
     NotText,
-    /// Not JSON, or not a share link's JSON.
-    Json(String),
+    /// Not JSON, or not a share link's JSON: where and why.
+    Json(JsonError),
+    /// Longer than [`MAX_LINK_CHARS`] (its length).
+    TooLarge(usize),
     /// A version this page does not read.
     Version(u32),
     /// The setup is impossible (and the setup, to name what in it).
@@ -90,29 +110,72 @@ impl ShareLink {
 
     /// The fragment, without `#`: `s=<base64url of the JSON>`.
     pub fn encode(&self) -> String {
-        // Plain data with string keys: serializing cannot fail.
-        let json = serde_json::to_string(self).unwrap_or_default();
-        format!("{PREFIX}{}", ENGINE.encode(json))
+        format!("{PREFIX}{}", ENGINE.encode(self.to_json()))
+    }
+
+    /// The link's JSON, as serde_json's `to_string` wrote it: the same keys
+    /// in the same order (declaration order, `at_step` then the command's
+    /// `action` tag then its fields), `null` for absent options, and every
+    /// defaulted field written out.
+    pub fn to_json(&self) -> String {
+        let mut w = Writer::default();
+        w.open('{');
+        w.key("v");
+        w.number(self.v);
+        w.key("setup");
+        write_setup(&mut w, &self.setup);
+        w.key("actions");
+        w.open('[');
+        for action in &self.actions {
+            write_action(&mut w, action);
+        }
+        w.close(']');
+        w.key("end_step");
+        w.number(self.end_step);
+        w.key("position");
+        w.number(self.position);
+        w.close('}');
+        w.finish()
     }
 
     /// Reads a fragment, with or without its `#`.
     pub fn decode(fragment: &str) -> Result<ShareLink, LinkError> {
         let fragment = fragment.strip_prefix('#').unwrap_or(fragment);
         let data = fragment.strip_prefix(PREFIX).ok_or(LinkError::NotALink)?;
+        // Checked before anything is decoded, so the memory a link takes is
+        // bounded whatever it holds.
+        if data.len() > MAX_LINK_CHARS {
+            return Err(LinkError::TooLarge(data.len()));
+        }
         let bytes = ENGINE.decode(data.trim()).map_err(|e| LinkError::Base64(e.to_string()))?;
         let text = String::from_utf8(bytes).map_err(|_| LinkError::NotText)?;
-        // The version first, so a future format is named as such rather
-        // than as a JSON error.
-        #[derive(Deserialize)]
-        struct Versioned {
-            v: u32,
+        ShareLink::from_json(&text)
+    }
+
+    /// Reads a link's JSON. It takes what serde_json took from the links the
+    /// page made: the fields in any order, with any JSON whitespace and
+    /// escapes, the defaulted ones absent, and refuses unknown and repeated
+    /// fields as the derives did.
+    pub fn from_json(text: &str) -> Result<ShareLink, LinkError> {
+        let mut r = Reader::new(text);
+        // The whole document is checked first, and the version read before
+        // any other field, so a future format is named as such rather than
+        // by the first of its fields this page does not know.
+        let mut o = r.object(LINK_FIELDS)?;
+        r.end()?;
+        let v = o.need(&mut r, "v", Reader::u32)?;
+        if v != VERSION {
+            return Err(LinkError::Version(v));
         }
-        if let Ok(Versioned { v }) = serde_json::from_str::<Versioned>(&text) {
-            if v != VERSION {
-                return Err(LinkError::Version(v));
-            }
-        }
-        serde_json::from_str(&text).map_err(|e| LinkError::Json(e.to_string()))
+        let link = ShareLink {
+            v,
+            setup: o.need(&mut r, "setup", read_setup)?,
+            actions: o.need(&mut r, "actions", |r| r.array(MAX_REPLAY_COMMANDS, read_action))?,
+            end_step: o.need(&mut r, "end_step", Reader::u64)?,
+            position: o.need(&mut r, "position", Reader::usize)?,
+        };
+        o.finish(&mut r)?;
+        Ok(link)
     }
 
     /// Replays the link into a session.
@@ -127,6 +190,298 @@ impl ShareLink {
             },
         )
     }
+}
+
+impl From<JsonError> for LinkError {
+    fn from(e: JsonError) -> Self {
+        LinkError::Json(e)
+    }
+}
+
+// The link's JSON form, field for field what the serde derives of
+// `ShareLink`, `Setup`, `TopicSetup`, `StepAction`, `Command` and `NodeSet`
+// write and read: their renames, defaults and `deny_unknown_fields`. The
+// derives stay, for scenario files and for the tests that hold the two side
+// by side.
+
+const LINK_FIELDS: &[&str] = &["v", "setup", "actions", "end_step", "position"];
+const SETUP_FIELDS: &[&str] = &[
+    "brokers",
+    "controllers",
+    "consumers",
+    "topics",
+    "acks",
+    "min.insync.replicas",
+    "unclean.leader.election.enable",
+    "seed",
+];
+const TOPIC_FIELDS: &[&str] = &["name", "partitions", "replication.factor"];
+const NODE_SET_FIELDS: &[&str] = &["brokers", "controllers", "clients"];
+/// Every field of every command, and the step action's own two; which of
+/// them a command may have depends on its `action`.
+const ACTION_FIELDS: &[&str] = &[
+    "at_step",
+    "action",
+    "client",
+    "topic",
+    "key",
+    "value",
+    "headers",
+    "partition",
+    "timestamp_ms",
+    "offset",
+    "min_bytes",
+    "max_wait_ms",
+    "controller",
+    "broker",
+    "a",
+    "b",
+];
+/// The `action` tags, in `Command`'s order, snake_case as serde renames them.
+pub const ACTIONS: &[&str] = &[
+    "produce",
+    "fetch",
+    "kill_controller",
+    "restart_controller",
+    "kill_broker",
+    "restart_broker",
+    "shutdown_broker",
+    "partition",
+    "heal",
+];
+const ACKS: &[&str] = &["all", "-1", "1", "0"];
+
+fn write_setup(w: &mut Writer, s: &Setup) {
+    w.open('{');
+    w.key("brokers");
+    w.number(s.brokers);
+    w.key("controllers");
+    w.number(s.controllers);
+    w.key("consumers");
+    w.number(s.consumers);
+    w.key("topics");
+    w.open('[');
+    for t in &s.topics {
+        w.open('{');
+        w.key("name");
+        w.string(&t.name);
+        w.key("partitions");
+        w.number(t.partitions);
+        w.key("replication.factor");
+        w.number(t.replication_factor);
+        w.close('}');
+    }
+    w.close(']');
+    // As `setup::acks_to_json` writes it.
+    w.key("acks");
+    w.string(match s.acks {
+        -1 => "all",
+        1 => "1",
+        _ => "0",
+    });
+    w.key("min.insync.replicas");
+    w.number(s.min_insync_replicas);
+    w.key("unclean.leader.election.enable");
+    w.bool(s.unclean_leader_election_enable);
+    w.key("seed");
+    w.number(s.seed);
+    w.close('}');
+}
+
+fn read_setup(r: &mut Reader) -> Result<Setup, JsonError> {
+    let mut o = r.object(SETUP_FIELDS)?;
+    let setup = Setup {
+        brokers: o.need(r, "brokers", Reader::u32)?,
+        controllers: o.get(r, "controllers", Reader::u32)?.unwrap_or_else(default_controllers),
+        consumers: o.get(r, "consumers", Reader::u32)?.unwrap_or_else(default_consumers),
+        topics: o.need(r, "topics", |r| r.array(usize::MAX, read_topic))?,
+        acks: o.need(r, "acks", read_acks)?,
+        min_insync_replicas: o.need(r, "min.insync.replicas", Reader::u32)?,
+        unclean_leader_election_enable: o.need(r, "unclean.leader.election.enable", Reader::bool)?,
+        seed: o.need(r, "seed", Reader::u64)?,
+    };
+    o.finish(r)?;
+    Ok(setup)
+}
+
+fn read_topic(r: &mut Reader) -> Result<TopicSetup, JsonError> {
+    let mut o = r.object(TOPIC_FIELDS)?;
+    let topic = TopicSetup {
+        name: o.need(r, "name", Reader::string)?,
+        partitions: o.need(r, "partitions", Reader::u32)?,
+        replication_factor: o.need(r, "replication.factor", Reader::u32)?,
+    };
+    o.finish(r)?;
+    Ok(topic)
+}
+
+/// As `setup::acks_from_json` reads it.
+fn read_acks(r: &mut Reader) -> Result<i16, JsonError> {
+    let at = r.position();
+    parse_acks(&r.string()?).map_err(|_| JsonError::new(at, JsonErrorKind::Choice(ACKS)))
+}
+
+fn write_action(w: &mut Writer, a: &StepAction) {
+    w.open('{');
+    w.key("at_step");
+    w.number(a.at_step);
+    w.key("action");
+    w.string(ACTIONS[action_index(&a.command)]);
+    match &a.command {
+        Command::Produce { client, topic, key, value, headers, partition, timestamp_ms } => {
+            w.key("client");
+            w.number(client);
+            w.key("topic");
+            w.string(topic);
+            w.key("key");
+            w.optional_string(key.as_deref());
+            w.key("value");
+            w.optional_string(value.as_deref());
+            w.key("headers");
+            w.open('[');
+            for (k, v) in headers {
+                w.open('[');
+                w.string(k);
+                w.string(v);
+                w.close(']');
+            }
+            w.close(']');
+            w.key("partition");
+            w.optional_number(*partition);
+            w.key("timestamp_ms");
+            w.optional_number(*timestamp_ms);
+        }
+        Command::Fetch { client, topic, partition, offset, min_bytes, max_wait_ms } => {
+            w.key("client");
+            w.number(client);
+            w.key("topic");
+            w.string(topic);
+            w.key("partition");
+            w.number(partition);
+            w.key("offset");
+            w.optional_number(*offset);
+            w.key("min_bytes");
+            w.optional_number(*min_bytes);
+            w.key("max_wait_ms");
+            w.optional_number(*max_wait_ms);
+        }
+        Command::KillController { controller } | Command::RestartController { controller } => {
+            w.key("controller");
+            w.number(controller);
+        }
+        Command::KillBroker { broker } | Command::RestartBroker { broker } | Command::ShutdownBroker { broker } => {
+            w.key("broker");
+            w.number(broker);
+        }
+        Command::Partition { a, b } => {
+            w.key("a");
+            write_node_set(w, a);
+            w.key("b");
+            write_node_set(w, b);
+        }
+        Command::Heal => {}
+    }
+    w.close('}');
+}
+
+/// The command's place in [`ACTIONS`].
+fn action_index(command: &Command) -> usize {
+    match command {
+        Command::Produce { .. } => 0,
+        Command::Fetch { .. } => 1,
+        Command::KillController { .. } => 2,
+        Command::RestartController { .. } => 3,
+        Command::KillBroker { .. } => 4,
+        Command::RestartBroker { .. } => 5,
+        Command::ShutdownBroker { .. } => 6,
+        Command::Partition { .. } => 7,
+        Command::Heal => 8,
+    }
+}
+
+fn read_action_name(r: &mut Reader) -> Result<usize, JsonError> {
+    let at = r.position();
+    let name = r.string()?;
+    ACTIONS.iter().position(|a| *a == name).ok_or(JsonError::new(at, JsonErrorKind::Choice(ACTIONS)))
+}
+
+/// A step action. Its fields other than `at_step` and `action` are the
+/// command's, and the ones a command does not have are refused, as
+/// `deny_unknown_fields` on `Command` refuses them. serde itself lets a
+/// `heal` through with any fields (an internally tagged unit variant ignores
+/// them); the page never wrote any, and here they are refused too.
+fn read_action(r: &mut Reader) -> Result<StepAction, JsonError> {
+    let mut o = r.object(ACTION_FIELDS)?;
+    let at_step = o.need(r, "at_step", Reader::u64)?;
+    let command = match o.need(r, "action", read_action_name)? {
+        0 => Command::Produce {
+            client: o.need(r, "client", Reader::u32)?,
+            topic: o.need(r, "topic", Reader::string)?,
+            key: o.optional(r, "key", Reader::string)?,
+            value: o.optional(r, "value", Reader::string)?,
+            headers: o.get(r, "headers", |r| r.array(usize::MAX, read_header))?.unwrap_or_default(),
+            partition: o.optional(r, "partition", Reader::u32)?,
+            timestamp_ms: o.optional(r, "timestamp_ms", Reader::i64)?,
+        },
+        1 => Command::Fetch {
+            client: o.need(r, "client", Reader::u32)?,
+            topic: o.need(r, "topic", Reader::string)?,
+            partition: o.need(r, "partition", Reader::u32)?,
+            offset: o.optional(r, "offset", Reader::i64)?,
+            min_bytes: o.optional(r, "min_bytes", Reader::i32)?,
+            max_wait_ms: o.optional(r, "max_wait_ms", Reader::i32)?,
+        },
+        2 => Command::KillController { controller: o.need(r, "controller", Reader::u32)? },
+        3 => Command::RestartController { controller: o.need(r, "controller", Reader::u32)? },
+        4 => Command::KillBroker { broker: o.need(r, "broker", Reader::u32)? },
+        5 => Command::RestartBroker { broker: o.need(r, "broker", Reader::u32)? },
+        6 => Command::ShutdownBroker { broker: o.need(r, "broker", Reader::u32)? },
+        7 => Command::Partition { a: o.need(r, "a", read_node_set)?, b: o.need(r, "b", read_node_set)? },
+        _ => Command::Heal,
+    };
+    o.finish(r)?;
+    Ok(StepAction { at_step, command })
+}
+
+/// A header: `[key, value]`, as serde writes a pair.
+fn read_header(r: &mut Reader) -> Result<(String, String), JsonError> {
+    let at = r.position();
+    let mut pair = r.array(2, Reader::string).map_err(|e| match e.kind {
+        JsonErrorKind::TooMany(_) => JsonError::new(at, JsonErrorKind::Expected(Expected::Pair)),
+        _ => e,
+    })?;
+    match (pair.pop(), pair.pop()) {
+        (Some(value), Some(key)) => Ok((key, value)),
+        _ => Err(JsonError::new(at, JsonErrorKind::Expected(Expected::Pair))),
+    }
+}
+
+fn write_node_set(w: &mut Writer, set: &NodeSet) {
+    w.open('{');
+    for (key, ids) in [("brokers", &set.brokers), ("controllers", &set.controllers), ("clients", &set.clients)] {
+        w.key(key);
+        w.open('[');
+        for id in ids {
+            w.number(id);
+        }
+        w.close(']');
+    }
+    w.close('}');
+}
+
+/// A node set; each of its lists may be absent (`#[serde(default)]`).
+fn read_node_set(r: &mut Reader) -> Result<NodeSet, JsonError> {
+    fn ids(o: &mut Object, r: &mut Reader, key: &'static str) -> Result<Vec<u32>, JsonError> {
+        Ok(o.get(r, key, |r| r.array(usize::MAX, Reader::u32))?.unwrap_or_default())
+    }
+    let mut o = r.object(NODE_SET_FIELDS)?;
+    let set = NodeSet {
+        brokers: ids(&mut o, r, "brokers")?,
+        controllers: ids(&mut o, r, "controllers")?,
+        clients: ids(&mut o, r, "clients")?,
+    };
+    o.finish(r)?;
+    Ok(set)
 }
 
 /// Is this fragment meant as a share link (even a broken one)?
@@ -183,6 +538,19 @@ mod tests {
         assert_eq!(reopened.sim().trace_hash(), s.sim().trace_hash());
         assert_eq!((reopened.timeline_index(), reopened.timeline_len()), (45, s.timeline_len()));
         assert_eq!(back.setup, setup, "the unclean election choice travels with the link");
+    }
+
+    /// A link the page made with serde_json, before it had its own JSON:
+    /// it opens to the same session, and the page writes it again byte for
+    /// byte.
+    #[test]
+    fn a_link_made_with_serde_json_opens_and_is_written_the_same() {
+        const MADE_WITH_SERDE_JSON: &str = "s=eyJ2IjoxLCJzZXR1cCI6eyJicm9rZXJzIjozLCJjb250cm9sbGVycyI6MywiY29uc3VtZXJzIjoxLCJ0b3BpY3MiOlt7Im5hbWUiOiJvcmRlcnMiLCJwYXJ0aXRpb25zIjozLCJyZXBsaWNhdGlvbi5mYWN0b3IiOjN9XSwiYWNrcyI6ImFsbCIsIm1pbi5pbnN5bmMucmVwbGljYXMiOjIsInVuY2xlYW4ubGVhZGVyLmVsZWN0aW9uLmVuYWJsZSI6dHJ1ZSwic2VlZCI6OX0sImFjdGlvbnMiOlt7ImF0X3N0ZXAiOjI0NiwiYWN0aW9uIjoicHJvZHVjZSIsImNsaWVudCI6MCwidG9waWMiOiJvcmRlcnMiLCJrZXkiOiJhIiwidmFsdWUiOiJ2IiwiaGVhZGVycyI6W10sInBhcnRpdGlvbiI6bnVsbCwidGltZXN0YW1wX21zIjpudWxsfSx7ImF0X3N0ZXAiOjI4MSwiYWN0aW9uIjoicHJvZHVjZSIsImNsaWVudCI6MCwidG9waWMiOiJvcmRlcnMiLCJrZXkiOiLDvG7Dr2PDtmTDqSBrZXkiLCJ2YWx1ZSI6InYiLCJoZWFkZXJzIjpbXSwicGFydGl0aW9uIjpudWxsLCJ0aW1lc3RhbXBfbXMiOm51bGx9XSwiZW5kX3N0ZXAiOjMxNCwicG9zaXRpb24iOjQ1fQ";
+        let (setup, s) = a_session();
+        let link = ShareLink::decode(MADE_WITH_SERDE_JSON).unwrap();
+        assert_eq!(link, ShareLink::of(&setup, &s));
+        assert_eq!(link.encode(), MADE_WITH_SERDE_JSON);
+        assert_eq!(link.open().unwrap().view(), s.view());
     }
 
     #[test]
