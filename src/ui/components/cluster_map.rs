@@ -96,9 +96,9 @@ pub fn cluster_map(props: &ClusterMapProps) -> Html {
                 }) }
                 { clients_markup(lang, view, layout, props.now_ms) }
                 <g class="messages">
-                    { for view.in_flight.iter().filter_map(|m| {
+                    { for message_keys(&view.in_flight).into_iter().zip(view.in_flight.iter()).filter_map(|(key, m)| {
                         let (from, to) = (place(m.from)?, place(m.to)?);
-                        Some(message_dot(m, props.now_ms, &from, &to, follow.as_ref(), &dispatch))
+                        Some(message_dot(m, key, props.now_ms, &from, &to, follow.as_ref(), &dispatch))
                     }) }
                 </g>
             </svg>
@@ -346,10 +346,34 @@ fn message_class(m: &InFlightView) -> &'static str {
     }
 }
 
+/// A key per message in flight, unique and stable while it travels: its
+/// link, its request and which way it goes, its RPC and when it was sent,
+/// and a count for two that still agree (two control-plane RPCs of one
+/// broker can share a request id). Yew refuses a keyed list with a repeated
+/// key, and the page would panic.
+pub fn message_keys(in_flight: &[InFlightView]) -> Vec<String> {
+    let mut seen: crate::sim::collections::BTreeMap<String, u32> = crate::sim::collections::BTreeMap::new();
+    in_flight
+        .iter()
+        .map(|m| {
+            let way = if m.direction == Direction::Response { "r" } else { "q" };
+            let base = format!("{}>{}#{}{way}{}@{}", m.from, m.to, m.request, m.rpc.as_deref().unwrap_or(""), m.sent_at_ms);
+            let n = seen.entry(base.clone()).or_insert(0);
+            *n += 1;
+            if *n == 1 {
+                base
+            } else {
+                format!("{base}~{n}")
+            }
+        })
+        .collect()
+}
+
 /// One message on its link. The learner's own requests are larger and
 /// named; a data-plane message is a button that follows its request.
 fn message_dot(
     m: &InFlightView,
+    key: String,
     now_ms: f64,
     from: &NodePlace,
     to: &NodePlace,
@@ -361,7 +385,6 @@ fn message_dot(
     let (x, y) = (x1 + (x2 - x1) * p, y1 + (y2 - y1) * p);
     let response = m.direction == Direction::Response;
     let mine = matches!(m.request.client, NodeId::Client(_)) && m.rpc.is_none();
-    let key = format!("{}>{}#{}{}", m.from, m.to, m.request, if response { "r" } else { "q" });
     let name = m.rpc.clone().unwrap_or_else(|| m.api.name().to_string());
     let followed = follow.is_some_and(|f| f.followed == Some(m.request));
     let class = classes!(
@@ -401,6 +424,28 @@ fn message_dot(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_message_in_flight_gets_its_own_key() {
+        let view = crate::ui::session::Session::default().view();
+        let m = view.in_flight[0].clone();
+        // Two messages that agree on everything the key reads, and a third.
+        let twins = vec![m.clone(), m.clone(), InFlightView { sent_at_ms: m.sent_at_ms + 1, ..m.clone() }];
+        let keys = message_keys(&twins);
+        assert_eq!(keys.len(), 3);
+        assert!(keys[0] != keys[1] && keys[1] != keys[2] && keys[0] != keys[2], "{keys:?}");
+        // Play a while: every view's keys are unique.
+        let mut s = crate::ui::session::Session::default();
+        s.command_now(crate::sim::simulation::Command::KillController { controller: 0 }).unwrap();
+        for _ in 0..3_000 {
+            s.step();
+            let keys = message_keys(&s.view().in_flight);
+            let mut unique = keys.clone();
+            unique.sort();
+            unique.dedup();
+            assert_eq!(unique.len(), keys.len(), "{keys:?}");
+        }
+    }
 
     #[test]
     fn a_message_moves_from_sender_to_receiver_with_time() {

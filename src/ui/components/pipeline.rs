@@ -98,7 +98,7 @@ pub fn pipeline(props: &PipelineProps) -> Html {
                 <super::PurgatoryClock area={*area} deadlines={props.purgatory_deadlines.clone()} />
             }) }
             <g class="tokens">
-                { for drawn.iter().map(|(r, token)| token_svg(t, r, token, follow.as_ref(), &dispatch)) }
+                { for token_keys(&drawn).into_iter().zip(drawn.iter()).map(|(key, (r, token))| token_svg(t, key, r, token, follow.as_ref(), &dispatch)) }
             </g>
         </svg>
     }
@@ -248,8 +248,21 @@ fn log_lines(t: &'static Texts, area: &Rect, logs: &[LogRow]) -> Html {
     }
 }
 
+/// A key per token, unique in the broker: its request and which way it goes
+/// (what lets a token keep its element from stage to stage), and a count
+/// for a second token that agrees, since Yew refuses a repeated key.
+fn token_keys(drawn: &[(Rect, Token)]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(drawn.len());
+    for (_, token) in drawn {
+        let base = format!("{}{}", token.request, if token.direction == Direction::Response { "r" } else { "q" });
+        let n = out.iter().filter(|k| k.split('~').next() == Some(base.as_str())).count();
+        out.push(if n == 0 { base } else { format!("{base}~{n}") });
+    }
+    out
+}
+
 /// A token in the picture: a button that follows its request.
-fn token_svg(t: &'static Texts, r: &Rect, token: &Token, follow: Option<&FollowContext>, dispatch: &crate::ui::state::Dispatch) -> Html {
+fn token_svg(t: &'static Texts, key: String, r: &Rect, token: &Token, follow: Option<&FollowContext>, dispatch: &crate::ui::state::Dispatch) -> Html {
     let followed = follow.is_some_and(|f| f.followed == Some(token.request));
     let releaser = follow.is_some_and(|f| f.releasers.contains(&token.request));
     let mine = matches!(token.request.client, crate::sim::ids::NodeId::Client(_));
@@ -261,7 +274,6 @@ fn token_svg(t: &'static Texts, r: &Rect, token: &Token, follow: Option<&FollowC
         releaser.then_some("releaser"),
         (!mine && !followed && !releaser).then_some("background")
     );
-    let key = format!("{}{}", token.request, if token.direction == Direction::Response { "r" } else { "q" });
     let onclick = {
         let (dispatch, request, api) = (dispatch.clone(), token.request, token.api);
         Callback::from(move |_: MouseEvent| dispatch.dispatch(Action::Follow(Followed { request, api })))
