@@ -28,7 +28,8 @@ use kafkascope::ui::memory::{self, PageAllocator, LIVE_BYTES};
 use kafkascope::ui::session::{Session, MAX_REPLAY_COMMANDS, MAX_REPLAY_STEPS};
 use kafkascope::ui::setup::{Setup, SetupDraft, MAX_TOPICS};
 use kafkascope::ui::share::{self, ShareLink};
-use kafkascope::ui::{narrate, narrate_ko, quorum, why};
+use kafkascope::ui::layout::{self, Layout};
+use kafkascope::ui::{countdown, faults, narrate, narrate_ko, story, tokens, why};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Seeds a plain `cargo test` runs.
@@ -277,12 +278,45 @@ impl Page {
         if let Some(id) = self.followed {
             let _ = (follow::visited(trace, id), follow::finished(trace, id));
         }
+        // The stage: where each node sits, what is cut off, the tokens
+        // inside each broker, the countdowns and the situations.
+        let now = view.time_ms as f64;
+        for lang in [Lang::En, Lang::Ko] {
+            for s in story::situations(&view, now) {
+                let _ = story::sentence(lang, &s);
+            }
+        }
         for b in &view.brokers {
-            let _ = (quorum::isolate(&view, NodeId::Broker(b.id)), quorum::is_cut_off(&view, NodeId::Broker(b.id)));
-            let _ = kafkascope::ui::map::position(&view, NodeId::Broker(b.id));
+            let node = NodeId::Broker(b.id);
+            let _ = (faults::isolate(&view, node), faults::is_cut_off(&view, node));
+            for l in [Layout::Wide, Layout::Narrow] {
+                let _ = layout::node_place(&view, node, l);
+                for (_, area) in layout::pipeline_places(l, b.network_threads.len() as u32, b.io_threads.len() as u32) {
+                    let _ = layout::token_rect(&area, layout::token_capacity(&area));
+                }
+            }
+            for (_, t) in tokens::of_broker(b) {
+                let _ = (tokens::kind_class(&t), tokens::short_label(&t, "f"));
+            }
+            if let Some(c) = countdown::broker_session(&view, b.id, now) {
+                let _ = (countdown::label(Lang::En, &c), countdown::label(Lang::Ko, &c), c.fraction());
+            }
+        }
+        if let Some(q) = &view.quorum {
+            for c in &q.controllers {
+                if let Some(c) = countdown::controller(&view, c.id, now) {
+                    let _ = (countdown::label(Lang::En, &c), countdown::label(Lang::Ko, &c), c.fraction());
+                }
+            }
+        }
+        for client in layout::clients(&view) {
+            let _ = layout::node_place(&view, client, Layout::Wide);
+            if let Some(c) = countdown::producer(&view, client, now) {
+                let _ = (countdown::label(Lang::En, &c), c.fraction());
+            }
         }
         for f in &view.in_flight {
-            let _ = kafkascope::ui::map::progress(view.time_ms, f);
+            let _ = kafkascope::ui::components::cluster_map::progress(now, f);
         }
         // The partition cards' bars.
         for p in &view.partitions {
@@ -427,15 +461,15 @@ fn fault(view: &ClusterView, rng: &mut SimRng) -> Command {
                 offered.push(Command::ShutdownBroker { broker });
             }
         }
-        if !quorum::is_cut_off(view, NodeId::Broker(broker)) {
-            offered.push(quorum::isolate(view, NodeId::Broker(broker)));
+        if !faults::is_cut_off(view, NodeId::Broker(broker)) {
+            offered.push(faults::isolate(view, NodeId::Broker(broker)));
         }
     }
     for c in view.quorum.iter().flat_map(|q| q.controllers.iter()) {
         let controller = c.id;
         offered.push(if c.alive { Command::KillController { controller } } else { Command::RestartController { controller } });
-        if !quorum::is_cut_off(view, NodeId::Controller(controller)) {
-            offered.push(quorum::isolate(view, NodeId::Controller(controller)));
+        if !faults::is_cut_off(view, NodeId::Controller(controller)) {
+            offered.push(faults::isolate(view, NodeId::Controller(controller)));
         }
     }
     if !view.network_cuts.is_empty() {
