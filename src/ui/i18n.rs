@@ -999,6 +999,14 @@ mod tests {
     use super::*;
     use crate::sim::record::partitioner::StickyReason;
 
+    #[test]
+    fn every_speed_is_written_as_the_transport_bar_shows_it() {
+        let labels: Vec<String> = crate::ui::player::SPEEDS.iter().map(|s| speed_label(*s)).collect();
+        assert_eq!(labels, ["0.01×", "0.03×", "0.1×", "0.3×", "1×", "3×", "10×", "30×", "100×"]);
+        assert_eq!(speed_label(0.5), "0.5×");
+        assert_eq!(speed_label(0.25), "0.25×");
+    }
+
     /// Every Korean string is translated: none is left equal to the English
     /// one, except Kafka's own identifiers.
     #[test]
@@ -1178,10 +1186,12 @@ pub fn votes_line(lang: Lang, granted: &[u32], rejected: &[u32], majority: u32) 
 
 /// A speed as the transport bar writes it: "0.01×", "1×", "30×".
 pub fn speed_label(speed: f64) -> String {
-    if speed >= 1.0 {
-        format!("{speed:.0}×")
+    // Hundredths by integer arithmetic: the page links no float formatting.
+    let hundredths = (speed * 100.0).round().max(0.0) as u64;
+    if hundredths >= 100 {
+        format!("{}×", (hundredths + 50) / 100)
     } else {
-        let text = format!("{speed:.2}");
+        let text = format!("0.{:02}", hundredths);
         format!("{}×", text.trim_end_matches('0'))
     }
 }
@@ -1224,7 +1234,8 @@ pub fn play_status(lang: Lang, showing: &super::player::Showing, rate: f64, spee
     use super::player::Showing;
     match showing {
         Showing::Skipping { skipped_ms, kind } => {
-            let factor = (rate / speed.max(f64::MIN_POSITIVE)).round();
+            // A whole number: the page links no float formatting.
+            let factor = (rate / speed.max(f64::MIN_POSITIVE)).round().max(0.0) as u64;
             Some(match lang {
                 Lang::En => format!("Skipping {} of {} (×{factor})", duration(lang, *skipped_ms), background_name(lang, *kind)),
                 Lang::Ko => format!("{} {} 건너뛰는 중(×{factor})", background_name(lang, *kind), duration(lang, *skipped_ms)),

@@ -443,7 +443,7 @@ impl Broker {
                 self.metadata.brokers.retain(|b| *b != broker);
                 if !fenced {
                     self.metadata.brokers.push(broker);
-                    self.metadata.brokers.sort_unstable();
+                    crate::sim::collections::sort_by(&mut self.metadata.brokers, Ord::cmp);
                 }
             }
             MetadataRecord::Topic { .. } => {}

@@ -52,7 +52,7 @@ pub fn broker_inside(props: &BrokerInsideProps) -> Html {
     let now = props.now_ms as i64;
     let mut purgatory_deadlines: Vec<i64> =
         b.purgatory.produce.iter().chain(b.purgatory.fetch.iter()).map(|op| op.deadline_ms).collect();
-    purgatory_deadlines.sort_unstable();
+    crate::sim::collections::sort_by(&mut purgatory_deadlines, Ord::cmp);
     html! {
         <section class={classes!("broker-inside", super::cluster_map::status_class(b.status))} role="region"
             aria-label={format!("Broker {}", b.id)}>

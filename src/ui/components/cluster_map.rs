@@ -6,7 +6,7 @@ use crate::sim::raft::state::RaftRole;
 use crate::sim::trace::Direction;
 use crate::sim::view::{BrokerStatus, ClusterView, InFlightView};
 use crate::ui::countdown;
-use crate::ui::svg::Svg;
+use crate::ui::svg::{Num, Svg};
 use crate::ui::faults;
 use crate::ui::hooks::use_dispatch;
 use crate::ui::i18n::{Lang, Texts};
@@ -57,16 +57,15 @@ pub fn cluster_map(props: &ClusterMapProps) -> Html {
     // The links a message travels now, under everything else; a cut link is
     // drawn dashed with scissors, because nothing crosses it.
     let links: Vec<(NodeId, NodeId)> = {
-        let mut l: Vec<(NodeId, NodeId)> = view.in_flight.iter().map(|f| ordered(f.from, f.to)).collect();
-        l.sort();
-        l.dedup();
-        l
+        // A sorted set, not std's sort: the page links no std sort.
+        let l: crate::sim::collections::BTreeSet<(NodeId, NodeId)> = view.in_flight.iter().map(|f| ordered(f.from, f.to)).collect();
+        l.into_iter().collect()
     };
     let cut_links: Vec<(NodeId, NodeId)> = cut_links(view);
 
     html! {
         <figure class={classes!("cluster-map", matches!(layout, Layout::Narrow).then_some("narrow"))}>
-            <svg viewBox={format!("0 0 {width} {height}")} role="group" aria-label={label.clone()}>
+            <svg viewBox={format!("0 0 {} {}", Num(width), Num(height))} role="group" aria-label={label.clone()}>
                 <title>{ label }</title>
                 { links_markup(view, &links, &cut_links, layout) }
                 { for view.quorum.iter().flat_map(|q| q.controllers.iter()).filter_map(|c| {
@@ -119,18 +118,16 @@ fn ordered(a: NodeId, b: NodeId) -> (NodeId, NodeId) {
 /// left out; their cut shows on the brokers' side.
 fn cut_links(view: &ClusterView) -> Vec<(NodeId, NodeId)> {
     let servers = |side: &[NodeId]| side.iter().copied().filter(|n| !matches!(n, NodeId::Client(_))).collect::<Vec<_>>();
-    let mut out = Vec::new();
+    let mut out = crate::sim::collections::BTreeSet::new();
     for (a, b) in &view.network_cuts {
         let (small, rest) = if a.len() <= b.len() { (a, b) } else { (b, a) };
         for x in servers(small) {
             for y in servers(rest) {
-                out.push(ordered(x, y));
+                out.insert(ordered(x, y));
             }
         }
     }
-    out.sort();
-    out.dedup();
-    out
+    out.into_iter().collect()
 }
 
 pub fn status_class(status: BrokerStatus) -> &'static str {
@@ -206,8 +203,12 @@ fn controller_body(lang: Lang, view: &ClusterView, id: u32, role: &str, p: &Node
         svg.group(if c.running_down { "countdown raft running-down" } else { "countdown raft" })
             .title(countdown::explained(lang, c.kind))
             .raw(&format!(
-                r#"<circle class="left" cx="{cx:.1}" cy="{cy:.1}" r="{ring:.1}" stroke-dasharray="{:.1} {circumference:.1}" transform="rotate(-90 {cx:.1} {cy:.1})"/>"#,
-                circumference * c.fraction()
+                r#"<circle class="left" cx="{cx}" cy="{cy}" r="{}" stroke-dasharray="{} {}" transform="rotate(-90 {cx} {cy})"/>"#,
+                Num(ring),
+                Num(circumference * c.fraction()),
+                Num(circumference),
+                cx = Num(cx),
+                cy = Num(cy),
             ));
         if c.running_down {
             let label = countdown::label(lang, &c);
@@ -395,7 +396,7 @@ fn message_dot(
         followed.then_some("followed"),
         (!mine && !followed).then_some("background")
     );
-    let style = format!("transform: translate({x:.1}px, {y:.1}px)");
+    let style = format!("transform: translate({}px, {}px)", Num(x), Num(y));
     let title = format!("{name} {} → {}", m.from, m.to);
     let r = if mine || followed { 7 } else { 4 };
     if m.rpc.is_some() {

@@ -6,6 +6,7 @@ use crate::ui::hooks::use_dispatch;
 use crate::ui::i18n::{Lang, Texts};
 use crate::ui::layout::{self, Layout, Place, Rect};
 use crate::ui::state::{Action, Followed};
+use crate::ui::svg::{esc, Svg};
 use crate::ui::tokens;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -71,29 +72,36 @@ pub fn pipeline(props: &PipelineProps) -> Html {
             }
         }
     }
+    // The boxes, arrows, fetcher and log lines are written as markup in one
+    // piece (the page's smallest way to draw them; they change only when a
+    // box turns busy or a log grows); the tokens stay elements, keyed, so the
+    // stylesheet's transition animates each one's move.
+    let mut svg = Svg::new();
+    arrows(&mut svg, layout, &places);
+    for (place, area) in &places {
+        let (name, shown) = place_names(t, *place, props.request_queue_capacity, in_place(*place).count());
+        let busy = in_place(*place).next().is_some();
+        let visited = stage_of(*place).is_some_and(|s| props.visited.contains(&s));
+        let class = format!("place {}{}{}", place_class(*place), if busy { " busy" } else { "" }, if visited { " visited" } else { "" });
+        svg.raw(&format!(r#"<g class="{class}" role="group" aria-label="{}">"#, esc(&name)))
+            .rect("", area.x, area.y, area.w, area.h, 6.0)
+            .text("place-name", area.x + 6.0, area.y + 12.5, "start", &shown)
+            .close();
+    }
+    for (area, more) in &overflow {
+        svg.text("overflow", area.x + area.w - 6.0, area.y + area.h - 5.0, "end", &format!("+{more}"));
+    }
+    for (place, area) in &places {
+        match place {
+            Place::ReplicaFetchers => fetcher_lines(&mut svg, t, area, &props.fetchers),
+            Place::Logs => log_lines(&mut svg, t, area, &props.logs),
+            _ => {}
+        }
+    }
     html! {
         <svg class={classes!("pipeline", matches!(layout, Layout::Narrow).then_some("narrow"))}
-            viewBox={format!("0 0 {width} {height}")} role="group" aria-label="Request path">
-            { arrows(layout, &places) }
-            { for places.iter().map(|(place, area)| {
-                let (name, shown) = place_names(t, *place, props.request_queue_capacity, in_place(*place).count());
-                let busy = in_place(*place).next().is_some();
-                let visited = stage_of(*place).is_some_and(|s| props.visited.contains(&s));
-                html! {
-                    <g class={classes!("place", place_class(*place), busy.then_some("busy"), visited.then_some("visited"))}
-                        role="group" aria-label={name}>
-                        <rect x={f(area.x)} y={f(area.y)} width={f(area.w)} height={f(area.h)} rx="6" />
-                        <text class="place-name" x={f(area.x + 6.0)} y={f(area.y + 12.5)}>{ shown }</text>
-                    </g>
-                }
-            }) }
-            { for overflow.iter().map(|(area, more)| html! {
-                <text class="overflow" x={f(area.x + area.w - 6.0)} y={f(area.y + area.h - 5.0)} text-anchor="end">
-                    { format!("+{more}") }
-                </text>
-            }) }
-            { for places.iter().filter(|(p, _)| *p == Place::ReplicaFetchers).map(|(_, area)| fetcher_lines(t, area, &props.fetchers)) }
-            { for places.iter().filter(|(p, _)| *p == Place::Logs).map(|(_, area)| log_lines(t, area, &props.logs)) }
+            viewBox={format!("0 0 {} {}", f(width), f(height))} role="group" aria-label="Request path">
+            { svg.into_html() }
             { for places.iter().filter(|(p, _)| *p == Place::Purgatory).map(|(_, area)| html! {
                 <super::PurgatoryClock area={*area} deadlines={props.purgatory_deadlines.clone()} />
             }) }
@@ -105,7 +113,7 @@ pub fn pipeline(props: &PipelineProps) -> Html {
 }
 
 fn f(x: f64) -> String {
-    format!("{x:.1}")
+    crate::ui::svg::Num(x).to_string()
 }
 
 /// The English name of a place (its accessible name, which tests and
@@ -160,92 +168,82 @@ fn stage_of(place: Place) -> Option<SimStage> {
 
 /// The way requests go: right along the top row, and back left along the
 /// bottom row (the wide layout); down the page (the narrow one).
-fn arrows(layout: Layout, places: &[(Place, Rect)]) -> Html {
+fn arrows(svg: &mut Svg, layout: Layout, places: &[(Place, Rect)]) {
     let find = |p: Place| places.iter().find(|(q, _)| *q == p).map(|(_, r)| *r);
-    let mut paths = Vec::new();
+    svg.raw(r#"<g class="flow" aria-hidden="true">"#);
     if layout == Layout::Wide {
+        let mut path = |(x1, x2): (f64, f64), y: f64| {
+            svg.raw(&format!(r#"<path d="M{} {y} L{} {y}" marker-end="url(#flow-head)"/>"#, f(x1), f(x2), y = f(y)));
+        };
         let top = [Place::SocketReceiveBuffer, Place::NetworkThread(0), Place::RequestQueue, Place::IoThread(0), Place::LogAppend, Place::Purgatory];
         for pair in top.windows(2) {
             if let (Some(a), Some(b)) = (find(pair[0]), find(pair[1])) {
                 let y = find(Place::RequestQueue).map_or(a.y + 50.0, |q| q.y + q.h / 2.0);
-                paths.push(format!("M{} {y} L{} {y}", f(a.x + a.w + 2.0), f(b.x - 3.0)));
+                path((a.x + a.w + 2.0, b.x - 3.0), y);
             }
         }
         let bottom = [Place::Purgatory, Place::LogRead, Place::IoThread(0), Place::ResponseQueue(0), Place::NetworkThread(0), Place::SocketSendBuffer];
         for pair in bottom.windows(2) {
             if let (Some(a), Some(b)) = (find(pair[0]), find(pair[1])) {
                 let y = find(Place::LogRead).map_or(a.y + 150.0, |q| q.y + q.h / 2.0);
-                paths.push(format!("M{} {y} L{} {y}", f(a.x - 2.0), f(b.x + b.w + 3.0)));
+                path((a.x - 2.0, b.x + b.w + 3.0), y);
             }
         }
     }
-    html! {
-        <g class="flow" aria-hidden="true">
-            { for paths.iter().map(|d| html! { <path d={d.clone()} marker-end="url(#flow-head)" /> }) }
-            <defs>
-                <marker id="flow-head" viewBox="0 0 6 6" refX="5" refY="3" markerWidth="6" markerHeight="6" orient="auto-start-reverse">
-                    <path d="M0 0 L6 3 L0 6 z" />
-                </marker>
-            </defs>
-        </g>
-    }
+    svg.raw(r#"<defs><marker id="flow-head" viewBox="0 0 6 6" refX="5" refY="3" markerWidth="6" markerHeight="6" orient="auto-start-reverse"><path d="M0 0 L6 3 L0 6 z"/></marker></defs>"#)
+        .close();
 }
 
 /// The replica fetchers, one line each: whom they fetch from, which
 /// partitions, and whether a fetch is out.
-fn fetcher_lines(t: &'static Texts, area: &Rect, fetchers: &[FetcherView]) -> Html {
+fn fetcher_lines(svg: &mut Svg, t: &'static Texts, area: &Rect, fetchers: &[FetcherView]) {
     let rows = ((area.h - layout::TITLE_H) / 13.0).floor().max(1.0) as usize;
-    html! {
-        <g class="fetcher-lines">
-            if fetchers.is_empty() {
-                <text class="quiet" x={f(area.x + 6.0)} y={f(area.y + layout::TITLE_H + 9.0)}>{ t.no_fetchers }</text>
-            }
-            { for fetchers.iter().take(rows).enumerate().map(|(i, fetcher)| {
-                let parts: Vec<String> = fetcher.partitions.iter().map(|p| p.to_string()).collect();
-                let y = area.y + layout::TITLE_H + 9.0 + i as f64 * 13.0;
-                html! {
-                    <text class={classes!("line", fetcher.in_flight.then_some("active"))} x={f(area.x + 6.0)} y={f(y)}>
-                        <title>{ if fetcher.in_flight { t.fetch_in_flight } else { t.fetcher_idle } }</title>
-                        { format!("{} {} {} · {}", if fetcher.in_flight { "⇄" } else { "→" }, t.broker, fetcher.leader, parts.join(", ")) }
-                    </text>
-                }
-            }) }
-        </g>
+    svg.group("fetcher-lines");
+    if fetchers.is_empty() {
+        svg.text("quiet", area.x + 6.0, area.y + layout::TITLE_H + 9.0, "start", t.no_fetchers);
     }
+    for (i, fetcher) in fetchers.iter().take(rows).enumerate() {
+        let parts: Vec<String> = fetcher.partitions.iter().map(|p| p.to_string()).collect();
+        let y = area.y + layout::TITLE_H + 9.0 + i as f64 * 13.0;
+        let line = format!("{} {} {} · {}", if fetcher.in_flight { "⇄" } else { "→" }, t.broker, fetcher.leader, parts.join(", "));
+        svg.raw(&format!(
+            r#"<text class="line{}" x="{}" y="{}"><title>{}</title>{}</text>"#,
+            if fetcher.in_flight { " active" } else { "" },
+            f(area.x + 6.0),
+            f(y),
+            esc(if fetcher.in_flight { t.fetch_in_flight } else { t.fetcher_idle }),
+            esc(&line)
+        ));
+    }
+    svg.close();
 }
 
 /// The partitions' logs on this broker: a bar from offset 0 to the log end
 /// offset, filled to the high watermark (the committed part).
-fn log_lines(t: &'static Texts, area: &Rect, logs: &[LogRow]) -> Html {
+fn log_lines(svg: &mut Svg, t: &'static Texts, area: &Rect, logs: &[LogRow]) {
     let rows = ((area.h - layout::TITLE_H) / 12.0).floor().max(1.0) as usize;
     let max = logs.iter().map(|l| l.log_end_offset).max().unwrap_or(0).max(1) as f64;
     let name_w = (area.w * 0.36).min(96.0);
     let bar_x = area.x + 6.0 + name_w;
     let bar_w = (area.w - name_w - 84.0).max(16.0);
-    html! {
-        <g class="log-lines">
-            { for logs.iter().take(rows).enumerate().map(|(i, log)| {
-                let y = area.y + layout::TITLE_H + 2.0 + i as f64 * 12.0;
-                let hw = bar_w * log.high_watermark.max(0) as f64 / max;
-                let leo = bar_w * log.log_end_offset.max(0) as f64 / max;
-                html! {
-                    <g class={classes!("log-row", log.leader.then_some("leader"), log.on_disk.then_some("on-disk"))}>
-                        <title>{ if log.on_disk { t.log_on_disk } else if log.leader { t.leader_word } else { t.follower_word } }</title>
-                        <text x={f(area.x + 6.0)} y={f(y + 8.0)}>{ format!("{}{}", if log.leader { "★ " } else { "" }, log.name) }</text>
-                        <rect class="bar" x={f(bar_x)} y={f(y + 1.0)} width={f(bar_w)} height="8" rx="2" />
-                        <rect class="bar-leo" x={f(bar_x)} y={f(y + 1.0)} width={f(leo)} height="8" rx="2" />
-                        <rect class="bar-hw" x={f(bar_x)} y={f(y + 1.0)} width={f(hw)} height="8" rx="2" />
-                        <text class="offsets" x={f(bar_x + bar_w + 6.0)} y={f(y + 8.0)}>
-                            { format!("LEO {} · HW {}", log.log_end_offset, log.high_watermark) }
-                        </text>
-                    </g>
-                }
-            }) }
-            if logs.len() > rows {
-                <text class="overflow" x={f(area.x + area.w - 6.0)} y={f(area.y + 12.5)} text-anchor="end">{ format!("+{}", logs.len() - rows) }</text>
-            }
-        </g>
+    svg.group("log-lines");
+    for (i, log) in logs.iter().take(rows).enumerate() {
+        let y = area.y + layout::TITLE_H + 2.0 + i as f64 * 12.0;
+        let hw = bar_w * log.high_watermark.max(0) as f64 / max;
+        let leo = bar_w * log.log_end_offset.max(0) as f64 / max;
+        svg.group(&format!("log-row{}{}", if log.leader { " leader" } else { "" }, if log.on_disk { " on-disk" } else { "" }))
+            .title(if log.on_disk { t.log_on_disk } else if log.leader { t.leader_word } else { t.follower_word })
+            .text("", area.x + 6.0, y + 8.0, "start", &format!("{}{}", if log.leader { "★ " } else { "" }, log.name))
+            .rect("bar", bar_x, y + 1.0, bar_w, 8.0, 2.0)
+            .rect("bar-leo", bar_x, y + 1.0, leo, 8.0, 2.0)
+            .rect("bar-hw", bar_x, y + 1.0, hw, 8.0, 2.0)
+            .text("offsets", bar_x + bar_w + 6.0, y + 8.0, "start", &format!("LEO {} · HW {}", log.log_end_offset, log.high_watermark))
+            .close();
     }
+    if logs.len() > rows {
+        svg.text("overflow", area.x + area.w - 6.0, area.y + 12.5, "end", &format!("+{}", logs.len() - rows));
+    }
+    svg.close();
 }
 
 /// A key per token, unique in the broker: its request and which way it goes

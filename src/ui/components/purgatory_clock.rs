@@ -1,6 +1,7 @@
 use crate::ui::contexts::Clock;
 use crate::ui::i18n::{self, Lang};
 use crate::ui::layout::Rect;
+use crate::ui::svg::Num;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -27,9 +28,9 @@ pub fn purgatory_clock(props: &PurgatoryClockProps) -> Html {
     html! {
         <g class="purgatory-clock">
             <title>{ lang.texts().purgatory_clock_hint }</title>
-            <circle cx={format!("{x:.1}")} cy={format!("{:.1}", y - 3.5)} r="4" />
-            <path d={format!("M{x:.1} {:.1} V{:.1} H{:.1}", y - 6.0, y - 3.5, x + 2.0)} />
-            <text x={format!("{:.1}", x + 7.0)} y={format!("{y:.1}")}>{ i18n::duration(lang, left) }</text>
+            <circle cx={Num(x).to_string()} cy={Num(y - 3.5).to_string()} r="4" />
+            <path d={format!("M{} {} V{} H{}", Num(x), Num(y - 6.0), Num(y - 3.5), Num(x + 2.0))} />
+            <text x={Num(x + 7.0).to_string()} y={Num(y).to_string()}>{ i18n::duration(lang, left) }</text>
         </g>
     }
 }
