@@ -65,11 +65,11 @@ impl ErrorCode {
             ErrorCode::OutOfOrderSequenceNumber => 45,
             ErrorCode::InvalidProducerEpoch => 47,
             ErrorCode::FencedLeaderEpoch => 74,
-            ErrorCode::UnknownLeaderEpoch => 76,
+            ErrorCode::UnknownLeaderEpoch => 75,
             ErrorCode::InvalidRecord => 87,
             ErrorCode::NotController => 41,
             ErrorCode::StaleBrokerEpoch => 77,
-            ErrorCode::InvalidUpdateVersion => 119,
+            ErrorCode::InvalidUpdateVersion => 95,
             ErrorCode::IneligibleReplica => 107,
             ErrorCode::NetworkException => 13,
         }
@@ -363,5 +363,99 @@ impl Message {
             }
             _ => 0,
         }
+    }
+}
+
+#[cfg(test)]
+mod error_code_tests {
+    use super::ErrorCode;
+
+    /// Each code as Errors.java (Apache Kafka trunk, 4.x) declares it, written
+    /// out by hand from that file. The match has no wildcard, so a code added
+    /// to the simulation does not compile until its row is written here.
+    fn kafkas(code: ErrorCode) -> (&'static str, i16) {
+        match code {
+            ErrorCode::None => ("NONE", 0),
+            ErrorCode::OffsetOutOfRange => ("OFFSET_OUT_OF_RANGE", 1),
+            ErrorCode::CorruptMessage => ("CORRUPT_MESSAGE", 2),
+            ErrorCode::UnknownTopicOrPartition => ("UNKNOWN_TOPIC_OR_PARTITION", 3),
+            ErrorCode::LeaderNotAvailable => ("LEADER_NOT_AVAILABLE", 5),
+            ErrorCode::NotLeaderOrFollower => ("NOT_LEADER_OR_FOLLOWER", 6),
+            ErrorCode::RequestTimedOut => ("REQUEST_TIMED_OUT", 7),
+            ErrorCode::MessageTooLarge => ("MESSAGE_TOO_LARGE", 10),
+            ErrorCode::NetworkException => ("NETWORK_EXCEPTION", 13),
+            ErrorCode::NotEnoughReplicas => ("NOT_ENOUGH_REPLICAS", 19),
+            ErrorCode::NotEnoughReplicasAfterAppend => ("NOT_ENOUGH_REPLICAS_AFTER_APPEND", 20),
+            ErrorCode::InvalidRequiredAcks => ("INVALID_REQUIRED_ACKS", 21),
+            ErrorCode::InvalidTimestamp => ("INVALID_TIMESTAMP", 32),
+            ErrorCode::TopicAlreadyExists => ("TOPIC_ALREADY_EXISTS", 36),
+            ErrorCode::InvalidPartitions => ("INVALID_PARTITIONS", 37),
+            ErrorCode::InvalidReplicationFactor => ("INVALID_REPLICATION_FACTOR", 38),
+            ErrorCode::InvalidConfig => ("INVALID_CONFIG", 40),
+            ErrorCode::NotController => ("NOT_CONTROLLER", 41),
+            ErrorCode::OutOfOrderSequenceNumber => ("OUT_OF_ORDER_SEQUENCE_NUMBER", 45),
+            ErrorCode::InvalidProducerEpoch => ("INVALID_PRODUCER_EPOCH", 47),
+            ErrorCode::FencedLeaderEpoch => ("FENCED_LEADER_EPOCH", 74),
+            ErrorCode::UnknownLeaderEpoch => ("UNKNOWN_LEADER_EPOCH", 75),
+            ErrorCode::StaleBrokerEpoch => ("STALE_BROKER_EPOCH", 77),
+            ErrorCode::InvalidRecord => ("INVALID_RECORD", 87),
+            ErrorCode::InvalidUpdateVersion => ("INVALID_UPDATE_VERSION", 95),
+            ErrorCode::IneligibleReplica => ("INELIGIBLE_REPLICA", 107),
+        }
+    }
+
+    /// Every code the simulation declares (a new one goes here and in
+    /// `kafkas`, whose match will not compile without it).
+    const EVERY: [ErrorCode; 26] = [
+        ErrorCode::None,
+        ErrorCode::OffsetOutOfRange,
+        ErrorCode::CorruptMessage,
+        ErrorCode::UnknownTopicOrPartition,
+        ErrorCode::LeaderNotAvailable,
+        ErrorCode::NotLeaderOrFollower,
+        ErrorCode::RequestTimedOut,
+        ErrorCode::MessageTooLarge,
+        ErrorCode::NetworkException,
+        ErrorCode::NotEnoughReplicas,
+        ErrorCode::NotEnoughReplicasAfterAppend,
+        ErrorCode::InvalidRequiredAcks,
+        ErrorCode::InvalidTimestamp,
+        ErrorCode::TopicAlreadyExists,
+        ErrorCode::InvalidPartitions,
+        ErrorCode::InvalidReplicationFactor,
+        ErrorCode::InvalidConfig,
+        ErrorCode::NotController,
+        ErrorCode::OutOfOrderSequenceNumber,
+        ErrorCode::InvalidProducerEpoch,
+        ErrorCode::FencedLeaderEpoch,
+        ErrorCode::UnknownLeaderEpoch,
+        ErrorCode::StaleBrokerEpoch,
+        ErrorCode::InvalidRecord,
+        ErrorCode::InvalidUpdateVersion,
+        ErrorCode::IneligibleReplica,
+    ];
+
+    #[test]
+    fn every_code_has_kafkas_name_and_number() {
+        let mut wrong = Vec::new();
+        for code in EVERY {
+            let (name, number) = kafkas(code);
+            if code.name() != name || code.code() != number {
+                wrong.push(format!("{} ({}) is {name} ({number}) in Errors.java", code.name(), code.code()));
+            }
+        }
+        assert!(wrong.is_empty(), "{wrong:#?}");
+    }
+
+    #[test]
+    fn no_two_codes_share_a_number_or_a_name() {
+        let mut numbers: Vec<i16> = EVERY.iter().map(|c| c.code()).collect();
+        numbers.sort_unstable();
+        numbers.dedup();
+        assert_eq!(numbers.len(), EVERY.len());
+        let mut names: Vec<&str> = EVERY.iter().map(|c| c.name()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), EVERY.len());
     }
 }
