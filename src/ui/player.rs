@@ -29,6 +29,22 @@ pub const DEFAULT_SPEED: usize = 4;
 /// about 1,700 positions per simulated second).
 pub const MAX_POSITIONS_PER_FRAME: u32 = 400;
 
+/// One animation frame at 60 Hz, in real ms.
+pub const FRAME_MS: f64 = 1000.0 / 60.0;
+
+/// The shortest trip, in simulated ms, that a background message must take
+/// to be drawn while playing at `rate` simulated ms per real ms: one that
+/// would be on the map for less than a frame only flickers (at 100× a
+/// frame covers about a hundred simulated milliseconds, and most trips take
+/// one or two), and each dot costs the page elements made and dropped on
+/// every frame. The learner's own messages are always drawn.
+pub fn shortest_drawn_trip_ms(playing: bool, rate: f64) -> u64 {
+    if !playing || !rate.is_finite() || rate <= 0.0 {
+        return 0;
+    }
+    (rate * FRAME_MS) as u64
+}
+
 /// A frame later than this (a busy or hidden page) is not caught up: the
 /// clock slows rather than jumping ahead in one burst.
 const MAX_FRAME_GAP_MS: f64 = 100.0;

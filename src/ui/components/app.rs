@@ -76,7 +76,8 @@ pub fn app() -> Html {
             }
             <main class="workspace">
                 <Stage view={view.clone()} selected={state.selected} visited={visited} narrow={narrow}
-                    show_hint={!state.hint_used} now_ms={display_ms} status={status.clone()} {recent} />
+                    show_hint={!state.hint_used} now_ms={display_ms} status={status.clone()} {recent}
+                    shortest_trip_ms={crate::ui::player::shortest_drawn_trip_ms(state.playing, state.frame.map_or(0.0, |f| f.rate))} />
                 <aside class="side" aria-label="Actions and narration">
                     <Dock key={format!("dock-{}", state.generation)} open={state.dock} topics={topics}
                         setup={state.setup.clone()} setup_error={state.setup_error.clone()} share={state.share}

@@ -22,6 +22,10 @@ pub struct ClusterMapProps {
     pub layout: Layout,
     /// The simulated time to draw: messages sit where that time puts them.
     pub now_ms: f64,
+    /// Background messages with a shorter trip are not drawn (see
+    /// `player::shortest_drawn_trip_ms`).
+    #[prop_or_default]
+    pub shortest_trip_ms: u64,
 }
 
 /// The cluster picture: controllers on top, brokers in the middle, clients
@@ -96,6 +100,10 @@ pub fn cluster_map(props: &ClusterMapProps) -> Html {
                 { clients_markup(lang, view, layout, props.now_ms) }
                 <g class="messages">
                     { for message_keys(&view.in_flight).into_iter().zip(view.in_flight.iter()).filter_map(|(key, m)| {
+                        let followed = follow.as_ref().is_some_and(|f| f.followed == Some(m.request));
+                        if !drawn(m, props.shortest_trip_ms, followed) {
+                            return None;
+                        }
                         let (from, to) = (place(m.from)?, place(m.to)?);
                         Some(message_dot(m, key, props.now_ms, &from, &to, follow.as_ref(), &dispatch))
                     }) }
@@ -103,6 +111,14 @@ pub fn cluster_map(props: &ClusterMapProps) -> Html {
             </svg>
         </figure>
     }
+}
+
+/// Whether a message in flight gets a dot: the learner's own and the
+/// followed one always, the background when its trip is at least
+/// `shortest_trip_ms`.
+pub fn drawn(m: &InFlightView, shortest_trip_ms: u64, followed: bool) -> bool {
+    let mine = matches!(m.request.client, NodeId::Client(_)) && m.rpc.is_none();
+    mine || followed || m.arrives_at_ms.saturating_sub(m.sent_at_ms) >= shortest_trip_ms
 }
 
 fn ordered(a: NodeId, b: NodeId) -> (NodeId, NodeId) {
@@ -197,29 +213,30 @@ fn controller_body(lang: Lang, view: &ClusterView, id: u32, role: &str, p: &Node
         .circle("body", cx, cy, r)
         .text("node-name", cx, cy + 4.0, "middle", &format!("C{id}"))
         .text("node-role", cx, cy + r + 11.0, "middle", role);
-    if let Some(c) = countdown::controller(view, id, now_ms) {
+    // The ring moves on every frame: it is an element whose attributes
+    // change, apart from the markup, which changes only with the role, so
+    // the circle and its words are not parsed again sixty times a second.
+    let ring = countdown::controller(view, id, now_ms).map(|c| {
         let ring = r + 3.0;
         let circumference = 2.0 * std::f64::consts::PI * ring;
-        svg.group(if c.running_down { "countdown raft running-down" } else { "countdown raft" })
-            .title(countdown::explained(lang, c.kind))
-            .raw(&format!(
-                r#"<circle class="left" cx="{cx}" cy="{cy}" r="{}" stroke-dasharray="{} {}" transform="rotate(-90 {cx} {cy})"/>"#,
-                Num(ring),
-                Num(circumference * c.fraction()),
-                Num(circumference),
-                cx = Num(cx),
-                cy = Num(cy),
-            ));
-        if c.running_down {
-            let label = countdown::label(lang, &c);
-            match layout {
-                Layout::Wide => svg.text("countdown-label", cx + r + 8.0, cy + 4.0, "start", &label),
-                Layout::Narrow => svg.text("countdown-label", cx, cy + r + 22.0, "middle", &label),
-            };
+        let label = c.running_down.then(|| countdown::label(lang, &c));
+        let (lx, ly, anchor) = match layout {
+            Layout::Wide => (cx + r + 8.0, cy + 4.0, "start"),
+            Layout::Narrow => (cx, cy + r + 22.0, "middle"),
+        };
+        html! {
+            <g class={if c.running_down { "countdown raft running-down" } else { "countdown raft" }}>
+                <title>{ countdown::explained(lang, c.kind) }</title>
+                <circle class="left" cx={Num(cx).to_string()} cy={Num(cy).to_string()} r={Num(ring).to_string()}
+                    stroke-dasharray={format!("{} {}", Num(circumference * c.fraction()), Num(circumference))}
+                    transform={format!("rotate(-90 {} {})", Num(cx), Num(cy))} />
+                if let Some(label) = label {
+                    <text class="countdown-label" x={Num(lx).to_string()} y={Num(ly).to_string()} text-anchor={anchor}>{ label }</text>
+                }
+            </g>
         }
-        svg.close();
-    }
-    svg.into_html()
+    });
+    html! { <>{ svg.into_html() }{ for ring }</> }
 }
 
 /// A broker on the map: its name and status, a chip per partition it holds
@@ -268,17 +285,23 @@ fn broker_card(lang: Lang, view: &ClusterView, id: u32, status: BrokerStatus, is
     } else {
         svg.text("chip-summary", r.x + 8.0, r.y + r.h - 12.0, "start", &format!("★ {leads} · {} {}", held.len(), t.replicas_word));
     }
-    if let Some(c) = countdown::broker_session(view, id, now_ms) {
-        svg.group(if c.running_down { "countdown session running-down" } else { "countdown session" })
-            .title(countdown::explained(lang, c.kind))
-            .rect("track", r.x + 6.0, r.y + r.h - 5.0, r.w - 12.0, 2.5, 1.0)
-            .rect("left", r.x + 6.0, r.y + r.h - 5.0, (r.w - 12.0) * c.fraction(), 2.5, 1.0);
-        if c.running_down {
-            svg.text("countdown-label", r.x + r.w / 2.0, r.y + r.h + 13.0, "middle", &countdown::label(lang, &c));
+    // The session bar empties on every frame: an element whose width
+    // changes, apart from the card's markup (see `controller_body`).
+    let session = countdown::broker_session(view, id, now_ms).map(|c| {
+        let (x, y, w) = (r.x + 6.0, r.y + r.h - 5.0, r.w - 12.0);
+        let label = c.running_down.then(|| countdown::label(lang, &c));
+        html! {
+            <g class={if c.running_down { "countdown session running-down" } else { "countdown session" }}>
+                <title>{ countdown::explained(lang, c.kind) }</title>
+                <rect class="track" x={Num(x).to_string()} y={Num(y).to_string()} width={Num(w).to_string()} height="2.5" rx="1.0" />
+                <rect class="left" x={Num(x).to_string()} y={Num(y).to_string()} width={Num(w * c.fraction()).to_string()} height="2.5" rx="1.0" />
+                if let Some(label) = label {
+                    <text class="countdown-label" x={Num(r.x + r.w / 2.0).to_string()} y={Num(r.y + r.h + 13.0).to_string()} text-anchor="middle">{ label }</text>
+                }
+            </g>
         }
-        svg.close();
-    }
-    svg.into_html()
+    });
+    html! { <>{ svg.into_html() }{ for session }</> }
 }
 
 /// The clients under the brokers: each one's id and what it is, and a
@@ -425,6 +448,29 @@ fn message_dot(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_background_message_shorter_than_a_frame_is_not_drawn_while_playing_fast() {
+        use crate::ui::player::shortest_drawn_trip_ms;
+        let view = crate::ui::session::Session::default().view();
+        let background = InFlightView { sent_at_ms: 100, arrives_at_ms: 102, ..view.in_flight[0].clone() };
+        assert!(background.rpc.is_some() || !matches!(background.request.client, NodeId::Client(_)), "the opening's first message is the cluster's own");
+        let mine = InFlightView { request: crate::sim::ids::RequestId { client: NodeId::Client(0), ..background.request }, rpc: None, ..background.clone() };
+        // Paused or stepping: every message has its dot.
+        assert_eq!(shortest_drawn_trip_ms(false, 100.0), 0);
+        assert!(drawn(&background, shortest_drawn_trip_ms(false, 100.0), false));
+        // At 100× a frame covers about 1.7 simulated seconds: the 2 ms trip
+        // would flicker, the learner's own message and the followed one stay.
+        let fast = shortest_drawn_trip_ms(true, 100.0);
+        assert_eq!(fast, 1_666);
+        assert!(!drawn(&background, fast, false));
+        assert!(drawn(&background, fast, true));
+        assert!(drawn(&mine, fast, false));
+        // At 0.1× a frame covers under 2 ms: the trip is drawn.
+        assert!(drawn(&background, shortest_drawn_trip_ms(true, 0.1), false));
+        // A held frame has no rate: everything is drawn.
+        assert!(drawn(&background, shortest_drawn_trip_ms(true, 0.0), false));
+    }
 
     #[test]
     fn every_message_in_flight_gets_its_own_key() {

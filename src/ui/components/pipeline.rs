@@ -72,13 +72,16 @@ pub fn pipeline(props: &PipelineProps) -> Html {
             }
         }
     }
-    // The boxes, arrows, fetcher and log lines are written as markup in one
-    // piece (the page's smallest way to draw them; they change only when a
-    // box turns busy or a log grows); the tokens stay elements, keyed, so the
-    // stylesheet's transition animates each one's move.
+    // The boxes, arrows, fetcher and log lines are written as markup (the
+    // page's smallest way to draw them), a piece per box, so a box that
+    // turns busy is parsed again alone; the tokens stay elements, keyed, so
+    // the stylesheet's transition animates each one's move.
+    let mut pieces: Vec<Html> = Vec::with_capacity(places.len() + 4);
     let mut svg = Svg::new();
     arrows(&mut svg, layout, &places);
+    pieces.push(svg.into_html());
     for (place, area) in &places {
+        let mut svg = Svg::new();
         let (name, shown) = place_names(t, *place, props.request_queue_capacity, in_place(*place).count());
         let busy = in_place(*place).next().is_some();
         let visited = stage_of(*place).is_some_and(|s| props.visited.contains(&s));
@@ -87,21 +90,22 @@ pub fn pipeline(props: &PipelineProps) -> Html {
             .rect("", area.x, area.y, area.w, area.h, 6.0)
             .text("place-name", area.x + 6.0, area.y + 12.5, "start", &shown)
             .close();
-    }
-    for (area, more) in &overflow {
-        svg.text("overflow", area.x + area.w - 6.0, area.y + area.h - 5.0, "end", &format!("+{more}"));
-    }
-    for (place, area) in &places {
         match place {
             Place::ReplicaFetchers => fetcher_lines(&mut svg, t, area, &props.fetchers),
             Place::Logs => log_lines(&mut svg, t, area, &props.logs),
             _ => {}
         }
+        pieces.push(svg.into_html());
     }
+    let mut svg = Svg::new();
+    for (area, more) in &overflow {
+        svg.text("overflow", area.x + area.w - 6.0, area.y + area.h - 5.0, "end", &format!("+{more}"));
+    }
+    pieces.push(svg.into_html());
     html! {
         <svg class={classes!("pipeline", matches!(layout, Layout::Narrow).then_some("narrow"))}
             viewBox={format!("0 0 {} {}", f(width), f(height))} role="group" aria-label="Request path">
-            { svg.into_html() }
+            { for pieces }
             { for places.iter().filter(|(p, _)| *p == Place::Purgatory).map(|(_, area)| html! {
                 <super::PurgatoryClock area={*area} deadlines={props.purgatory_deadlines.clone()} />
             }) }

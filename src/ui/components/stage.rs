@@ -23,6 +23,10 @@ pub struct StageProps {
     pub status: Option<String>,
     /// The broker the learner's own requests were last in.
     pub recent: Option<u32>,
+    /// Background messages with a shorter trip are not drawn on the map
+    /// (`player::shortest_drawn_trip_ms`); 0 draws every one.
+    #[prop_or_default]
+    pub shortest_trip_ms: u64,
 }
 
 /// What the stage shows inside: a broker's request path or a controller's
@@ -63,7 +67,7 @@ pub fn stage(props: &StageProps) -> Html {
     html! {
         <section class="stage" aria-label="Stage">
             <Situations view={view.clone()} show_hint={props.show_hint} now_ms={props.now_ms} status={props.status.clone()} />
-            <ClusterMap view={view.clone()} {shown} {layout} now_ms={props.now_ms} />
+            <ClusterMap view={view.clone()} {shown} {layout} now_ms={props.now_ms} shortest_trip_ms={props.shortest_trip_ms} />
             <NodeBar view={view.clone()} {shown} auto={props.selected == Selection::Auto}>
                 if view.brokers.len() > 1 {
                     <span class="broker-choice">
