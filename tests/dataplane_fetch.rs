@@ -191,3 +191,41 @@ fn the_first_batch_comes_whole_even_when_bigger_than_the_limit() {
         .unwrap();
     assert_eq!(bytes, sizes[0]);
 }
+
+#[test]
+fn a_fetch_from_above_the_high_watermark_is_answered_at_once() {
+    // DelayedFetch.tryComplete, case F: a fetch offset beyond the bound the
+    // read uses (the HW, for a consumer) completes the fetch at once, with
+    // nothing, instead of parking it for fetch.max.wait.ms. It happens to a
+    // consumer that read up to an old leader's HW and asks a new leader whose
+    // HW has not caught up yet; here acks=1 records sit above the HW.
+    let broker = BrokerConfig {
+        replica_fetch_min_bytes: 1_000_000,
+        replica_fetch_wait_max_ms: 5_000,
+        replica_lag_time_max_ms: 1_000_000,
+        ..Default::default()
+    };
+    let config = cluster(3, broker, vec![TopicSpec::new("orders", 1, 3)], vec![producer(1), consumer()]);
+    let mut sim = Simulation::new(config, 14).unwrap();
+    for i in 0..3 {
+        sim.command(common::produce(0, "orders", Some("k"), &format!("v{i}"))).unwrap();
+        run_for(&mut sim, 20);
+    }
+    run_for(&mut sim, 200);
+    let leader = leader_of(&sim, "orders", 0);
+    let r = sim.view().replica("orders", 0, leader).unwrap().clone();
+    assert_eq!((r.log_end_offset, r.high_watermark), (3, 0));
+    // Offset 2: inside the log, above the HW. The consumer would wait a
+    // whole second for one byte.
+    let sent_at = sim.now_ms();
+    sim.command(fetch_with(1, "orders", 0, Some(2), 1, 1_000)).unwrap();
+    run_for(&mut sim, 100);
+    let fetch = sim.consumer(1).unwrap().fetches()[0].clone();
+    let result = fetch.result.clone().expect("answered within 100 ms, not after the 1 s wait");
+    assert_eq!((result.error, result.records, result.high_watermark, result.next_offset), (ErrorCode::None, 0, 0, 2));
+    assert!(sim.now_ms() - sent_at <= 100);
+    let parked = sent_requests(sim.trace(), NodeId::Client(1), ApiKey::Fetch)
+        .iter()
+        .any(|r| events_of(sim.trace(), *r).iter().any(|e| matches!(e.kind, TraceKind::Parked { .. })));
+    assert!(!parked, "the fetch never waited in purgatory");
+}

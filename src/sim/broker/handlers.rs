@@ -776,8 +776,9 @@ fn try_complete_produce(me: u32, partitions: &BTreeMap<TopicPartition, Partition
     op.partitions.iter().all(|s| !s.pending)
 }
 
-/// DelayedFetch.tryComplete: enough bytes readable, or a partition can no
-/// longer be served by this broker.
+/// DelayedFetch.tryComplete: enough bytes readable (case G), a partition
+/// this broker can no longer serve (cases A to C), or a fetch offset beyond
+/// the bound or on an older segment than the bound's (case F).
 fn try_complete_fetch(me: u32, partitions: &BTreeMap<TopicPartition, Partition>, op: &mut DelayedFetch) -> bool {
     let mut bytes: i64 = 0;
     for fp in &op.fetch.partitions {
@@ -788,8 +789,13 @@ fn try_complete_fetch(me: u32, partitions: &BTreeMap<TopicPartition, Partition>,
             return true;
         }
         let bound = if op.fetch.replica_id.is_some() { p.log.log_end_offset() } else { p.high_watermark };
+        // Case F, the first half: a fetch offset beyond the bound (a
+        // consumer ahead of a new leader's HW, a follower ahead of a
+        // truncated leader) is answered at once, with what can be read, so
+        // the fetcher learns where it stands instead of waiting out
+        // fetch.max.wait.ms.
         if fp.fetch_offset > bound {
-            continue;
+            return true;
         }
         // Kafka's case F: a read never spans segments, so a fetch from a
         // segment older than the one holding the end offset is answered at
