@@ -159,7 +159,7 @@ fn deleted_on(sim: &Simulation, broker: u32) -> Vec<(i64, DeletionReason, i64)> 
 #[test]
 fn retention_bytes_deletes_whole_old_segments_and_moves_the_log_start_offset() {
     let retention_bytes = 700;
-    let broker = BrokerConfig { log_retention_check_interval_ms: 1_000, ..Default::default() };
+    let broker = BrokerConfig { log_retention_check_interval_ms: 1_000, log_initial_task_delay_ms: 1_000, ..Default::default() };
     let mut sim = retention_cluster(TopicConfig { retention_bytes, ..Default::default() }, broker, 2);
     produce_one_by_one(&mut sim, 20, 30);
     sim.run_until(990);
@@ -202,7 +202,7 @@ fn retention_bytes_deletes_whole_old_segments_and_moves_the_log_start_offset() {
 #[test]
 fn retention_ms_deletes_segments_whose_newest_record_is_too_old() {
     let retention_ms = 2_000;
-    let broker = BrokerConfig { log_retention_check_interval_ms: 250, ..Default::default() };
+    let broker = BrokerConfig { log_retention_check_interval_ms: 250, log_initial_task_delay_ms: 250, ..Default::default() };
     let mut sim = retention_cluster(TopicConfig { retention_ms, ..Default::default() }, broker, 2);
     // Old records at t≈0..200, then newer ones from t=1500.
     produce_one_by_one(&mut sim, 10, 30);
@@ -246,7 +246,7 @@ fn retention_never_deletes_past_the_high_watermark() {
     let image = harness::metadata(&[0, 1], &[(tp.clone(), vec![0, 1], 0, 0, vec![0, 1])]);
     let config = small_segments(TopicConfig { retention_bytes: 300, ..Default::default() });
     let topics = [("logs".to_string(), config)].into_iter().collect();
-    let broker = BrokerConfig { log_retention_check_interval_ms: 100, ..Default::default() };
+    let broker = BrokerConfig { log_retention_check_interval_ms: 100, log_initial_task_delay_ms: 100, ..Default::default() };
     let mut h = Harness::new(broker, vec![(0, image.clone()), (1, image)], &topics);
     h.deliver_between_brokers = false;
     for i in 0..20 {
@@ -277,4 +277,30 @@ fn retention_never_deletes_past_the_high_watermark() {
     assert!(deletions(&h) > 0);
     assert!(leader.log.log_start_offset() > 0);
     assert!(leader.log.size_bytes() >= 300);
+}
+
+#[test]
+fn retention_first_runs_after_the_initial_task_delay_then_every_interval() {
+    // LogManager.startup: kafka-log-retention runs first after
+    // log.initial.task.delay.ms (30 s by default), then every
+    // log.retention.check.interval.ms; a log over retention.bytes from the
+    // first second keeps its segments until then.
+    let broker = BrokerConfig { log_retention_check_interval_ms: 1_000, ..Default::default() };
+    assert_eq!(broker.log_initial_task_delay_ms, 30_000);
+    let mut sim = retention_cluster(TopicConfig { retention_bytes: 700, ..Default::default() }, broker, 1);
+    produce_one_by_one(&mut sim, 20, 30);
+    sim.run_until(29_990);
+    assert!(deleted_on(&sim, 0).is_empty(), "no retention check before 30 s, though the log is over retention.bytes");
+    sim.run_until(30_010);
+    let first: Vec<u64> = deletion_times(&sim);
+    assert!(!first.is_empty() && first.iter().all(|t| (30_000..30_010).contains(t)), "the first check at 30 s: {first:?}");
+    // More records; the next check, a second later, deletes again.
+    produce_one_by_one(&mut sim, 20, 30);
+    sim.run_until(31_990);
+    let later: Vec<u64> = deletion_times(&sim).into_iter().filter(|t| *t > 30_010).collect();
+    assert!(!later.is_empty() && later.iter().all(|t| (31_000..31_010).contains(t)), "then every second: {later:?}");
+}
+
+fn deletion_times(sim: &Simulation) -> Vec<u64> {
+    sim.trace().iter().filter(|e| matches!(e.kind, TraceKind::SegmentDeleted { .. })).map(|e| e.time_ms).collect()
 }

@@ -300,7 +300,9 @@ fn a_delayed_operations_deadline_in_the_view_is_when_it_expires() {
     });
     let mut sim = Simulation::new(cluster(3, broker, vec![TopicSpec::new("orders", 1, 3)], vec![producer, consumer()]), 23).unwrap();
     sim.command(common::produce(0, "orders", Some("k"), "v")).unwrap();
-    sim.command(fetch_with(1, "orders", 0, Some(1), 1, 300)).unwrap();
+    // At the HW (0 while the followers hold back), so the consumer's fetch
+    // waits: one above it would be answered at once (DelayedFetch, case F).
+    sim.command(fetch_with(1, "orders", 0, Some(0), 1, 300)).unwrap();
     let seen = parkings(&mut sim, 5_000);
     let expected_timeout = |node: NodeId, request: RequestId, api: ApiKey| match (api, request.client) {
         (ApiKey::Produce, _) => 700,

@@ -32,6 +32,11 @@ pub struct BrokerConfig {
     pub replica_fetch_backoff_ms: u64,
     #[serde(rename = "log.retention.check.interval.ms")]
     pub log_retention_check_interval_ms: u64,
+    /// `log.initial.task.delay.ms` (an internal setting): how long after
+    /// startup the log manager's periodic tasks, retention among them, first
+    /// run (`LogManager.startup`).
+    #[serde(rename = "log.initial.task.delay.ms")]
+    pub log_initial_task_delay_ms: u64,
     /// The broker-wide default; a topic may override it.
     #[serde(rename = "min.insync.replicas")]
     pub min_insync_replicas: u32,
@@ -53,6 +58,7 @@ impl Default for BrokerConfig {
             replica_fetch_max_bytes: 1_048_576,
             replica_fetch_backoff_ms: 1_000,
             log_retention_check_interval_ms: 300_000,
+            log_initial_task_delay_ms: 30_000,
             min_insync_replicas: 1,
             network_thread_ms: 1,
             io_thread_ms: 1,

@@ -47,7 +47,8 @@ pub enum BrokerTimer {
     PurgatoryTick,
     /// Kafka's `isr-expiration` task, every `replica.lag.time.max.ms / 2`.
     IsrExpiration,
-    /// Kafka's `kafka-log-retention` task, every `log.retention.check.interval.ms`.
+    /// Kafka's `kafka-log-retention` task: first `log.initial.task.delay.ms`
+    /// after startup, then every `log.retention.check.interval.ms`.
     RetentionCheck,
     /// The replica fetcher for `leader` sends its next Fetch.
     ReplicaFetch { leader: u32 },
@@ -267,7 +268,9 @@ impl Broker {
 
     fn startup(&mut self, ctx: &mut Ctx) {
         ctx.timer(self.config.replica_lag_time_max_ms / 2, Timer::Broker(BrokerTimer::IsrExpiration));
-        ctx.timer(self.config.log_retention_check_interval_ms, Timer::Broker(BrokerTimer::RetentionCheck));
+        // LogManager.startup schedules kafka-log-retention to run first after
+        // log.initial.task.delay.ms, then every log.retention.check.interval.ms.
+        ctx.timer(self.config.log_initial_task_delay_ms, Timer::Broker(BrokerTimer::RetentionCheck));
         self.start_fetchers(ctx);
         self.control_startup(ctx);
     }
