@@ -131,16 +131,31 @@ fn a_connection_is_muted_while_its_request_is_inside_the_broker() {
 
 #[test]
 fn connections_are_assigned_to_network_threads_round_robin() {
+    // The clients connect out of id order, so assigning threads by client
+    // id would not pass for round-robin.
     let mut sim = one_broker(3, BrokerConfig::default());
-    for c in 0..3 {
+    for c in [2, 0, 1] {
         sim.command(produce(c, "orders", Some("k"), "v")).unwrap();
+        sim.run_until(sim.now_ms() + 10);
     }
     sim.run_until(50);
+    // The order the broker accepted the connections in: each one's first
+    // request reaching the socket receive buffer.
+    let mut accepted: Vec<NodeId> = Vec::new();
+    for e in sim.trace() {
+        if let TraceKind::Hop { request, from: Stage::Wire, to: Stage::SocketReceiveBuffer, .. } = &e.kind {
+            if !accepted.contains(&request.client) {
+                accepted.push(request.client);
+            }
+        }
+    }
+    assert_eq!(accepted, vec![NodeId::Client(2), NodeId::Client(0), NodeId::Client(1)], "in the order they first sent");
+    // Kafka's Acceptor: the k-th connection goes to network thread k mod 2,
+    // so the first and third share thread 0 and the second has thread 1.
     let broker = &sim.view().brokers[0];
-    let mut sizes: Vec<usize> = broker.network_threads.iter().map(|t| t.connections.len()).collect();
-    sizes.sort();
-    // Three connections over two network threads: one owns two, one owns one.
-    assert_eq!(sizes, vec![1, 2]);
+    let thread_of = |client: NodeId| broker.network_threads.iter().find(|t| t.connections.iter().any(|c| c.client == client)).map(|t| t.id);
+    let threads: Vec<Option<u32>> = accepted.iter().map(|c| thread_of(*c)).collect();
+    assert_eq!(threads, vec![Some(0), Some(1), Some(0)], "{accepted:?}");
 }
 
 #[test]
