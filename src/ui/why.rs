@@ -383,10 +383,53 @@ mod tests {
 
     #[test]
     fn the_high_watermark_is_explained_by_the_isr_offsets() {
-        let s = Session::default();
+        let mut s = Session::default();
+        let produce = |s: &mut Session, client: u32| {
+            s.command_now(Command::Produce {
+                client,
+                topic: "orders".into(),
+                key: None,
+                value: Some("v".into()),
+                headers: vec![],
+                partition: Some(1),
+                timestamp_ms: None,
+            })
+            .unwrap();
+        };
+        // Three acks=all records (client 0), settled: every ISR replica holds
+        // them, and the HW is their common log end offset.
+        for _ in 0..3 {
+            produce(&mut s, 0);
+        }
+        s.step_until(3_000, |_| false);
         let w = why(&s, 1);
-        assert_eq!(w.isr_offsets.len(), 3);
+        assert_eq!(w.high_watermark, 3, "{w:?}");
+        assert_eq!(w.isr_offsets.iter().map(|(_, leo)| *leo).collect::<Vec<_>>(), vec![3, 3, 3], "{w:?}");
         let text = high_watermark_text(Lang::En, &w);
-        assert!(text.starts_with(&format!("HW {}", w.high_watermark)), "{text}");
+        assert!(text.starts_with("HW 3:"), "{text}");
+        for (b, _) in &w.isr_offsets {
+            assert!(text.contains(&format!("broker {b} at 3")), "{text}");
+        }
+        // An acks=1 record (client 1): the moment the leader has it and a
+        // follower does not, the HW is the smallest log end offset in the
+        // ISR, and the text names both.
+        produce(&mut s, 1);
+        let leader = s.view().partition("orders", 1).unwrap().leader.unwrap();
+        let mut seen = None;
+        for _ in 0..3_000 {
+            s.step();
+            let w = why(&s, 1);
+            let leader_leo = w.isr_offsets.iter().find(|(b, _)| *b == leader).map(|(_, leo)| *leo);
+            if leader_leo == Some(4) && w.isr_offsets.iter().any(|(_, leo)| *leo == 3) {
+                seen = Some(w);
+                break;
+            }
+        }
+        let w = seen.expect("a moment with the leader at 4 and a follower at 3");
+        let smallest = w.isr_offsets.iter().map(|(_, leo)| *leo).min().unwrap();
+        assert_eq!((w.high_watermark, smallest), (3, 3), "{w:?}");
+        let text = high_watermark_text(Lang::En, &w);
+        assert!(text.starts_with("HW 3:") && text.contains(&format!("broker {leader} at 4")) && text.contains(" at 3"), "{text}");
+        assert!(high_watermark_text(Lang::Ko, &w).contains(&format!("브로커 {leader}: 4")));
     }
 }
