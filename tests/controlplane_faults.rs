@@ -691,3 +691,51 @@ fn a_stopped_follower_leaves_the_isr_at_the_isr_expiration_run_the_view_predicts
         assert_eq!(sim.view().isr_expiry_ms("orders", 0, follower), None, "seed {seed}: out of the ISR, no countdown");
     }
 }
+
+#[test]
+fn a_leader_that_becomes_a_follower_answers_its_parked_produces_at_once() {
+    // ReplicaManager completes the delayed operations of a partition it no
+    // longer leads: an acks=all produce parked on the old leader is answered
+    // NOT_LEADER_OR_FOLLOWER the moment the leadership moves, so the
+    // producer retries to the new leader, rather than waiting until the
+    // old leader stops (or its request.timeout.ms). The followers here hold
+    // their fetches for 5 s, so the produce cannot complete on its own.
+    let producer = ClientSpec::Producer(ProducerConfig { acks: -1, linger_ms: 0, request_timeout_ms: 30_000, ..Default::default() });
+    let broker = BrokerConfig { replica_fetch_min_bytes: 1_000_000, replica_fetch_wait_max_ms: 5_000, ..Default::default() };
+    let mut config = common::cluster(3, broker, vec![TopicSpec::new("orders", 1, 3)], vec![producer]);
+    config.controllers = 3;
+    let mut sim = Simulation::new(config, 7).expect("valid config");
+    sim.run_until(6_000);
+    let leader = replica(&sim, 0, 0).0.unwrap();
+    sim.command(produce_to(0, "orders", 0, None, "held")).unwrap();
+    run_for(&mut sim, 50);
+    let parked: Vec<_> = sim
+        .trace()
+        .iter()
+        .filter_map(|e| match &e.kind {
+            TraceKind::Parked { request, operation, .. } if e.node == NodeId::Broker(leader) && request.client == NodeId::Client(0) => {
+                Some((*request, *operation))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(parked.len(), 1, "the produce waits in the leader's purgatory: {parked:?}");
+    let (request, operation) = parked[0];
+    let asked_at = sim.now_ms();
+    sim.command(Command::ShutdownBroker { broker: leader }).unwrap();
+    run_for(&mut sim, 2 * BROKER_HEARTBEAT_INTERVAL_MS);
+    let moved_at = first_leadership_move(&sim, leader, asked_at).expect("leadership moved");
+    // The old leader applied the change and answered at once.
+    let answered = sim
+        .trace()
+        .iter()
+        .find(|e| matches!(e.kind, TraceKind::PurgatoryCompleted { request: r, operation: o, expired: false } if r == request && o == operation))
+        .map(|e| e.time_ms)
+        .expect("the parked produce completed, not expired");
+    assert!(answered >= moved_at && answered < moved_at + 100, "answered at {answered} ms, the leadership moved at {moved_at} ms");
+    let stopped = sim.trace().iter().find(|e| matches!(e.kind, TraceKind::BrokerShutDown { broker } if broker == leader)).map(|e| e.time_ms);
+    assert!(stopped.is_none_or(|t| answered < t), "answered while the old leader still ran (answered {answered} ms, stopped {stopped:?})");
+    assert!(retry_errors(&sim).contains(&ErrorCode::NotLeaderOrFollower), "{:?}", retry_errors(&sim));
+    run_for(&mut sim, 8_000);
+    assert_eq!(acked(&sim, 0).len(), 1, "the retry to the new leader is acknowledged");
+}

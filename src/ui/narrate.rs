@@ -153,7 +153,7 @@ pub fn narrate(event: &TraceEvent) -> String {
             format!("{request} waits in purgatory for at most {timeout_ms} ms: {}.", why.join("; "))
         }
         TraceKind::PurgatoryCompleted { request, expired: false, .. } => {
-            format!("{request} leaves purgatory: what it waited for has happened.")
+            format!("{request} leaves purgatory: it can be answered now (what it waited for happened, or this broker no longer leads the partition).")
         }
         TraceKind::PurgatoryCompleted { request, expired: true, .. } => {
             if matches!(request.client, crate::sim::ids::NodeId::Broker(_)) {

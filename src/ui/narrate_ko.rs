@@ -182,7 +182,7 @@ pub fn narrate(event: &TraceEvent) -> String {
             )
         }
         TraceKind::PurgatoryCompleted { request, expired: false, .. } => {
-            format!("{} 퍼거토리를 떠납니다: 기다리던 일이 일어났습니다.", ga(request))
+            format!("{} 퍼거토리를 떠납니다: 이제 응답할 수 있습니다(기다리던 일이 일어났거나, 이 브로커가 더는 파티션의 리더가 아닙니다).", ga(request))
         }
         TraceKind::PurgatoryCompleted { request, expired: true, .. } => {
             if matches!(request.client, crate::sim::ids::NodeId::Broker(_)) {

@@ -531,6 +531,13 @@ impl Broker {
                 self.fetchers.entry(leader).or_default().partitions.insert(tp.clone());
                 self.schedule_fetch(ctx, leader, 0);
             }
+            // ReplicaManager.makeFollowers completes the delayed operations
+            // of a partition it no longer leads: a parked produce is answered
+            // NOT_LEADER_OR_FOLLOWER now, so its producer retries to the new
+            // leader instead of waiting out request.timeout.ms, and a parked
+            // fetch is answered with what it has.
+            self.check_produce_purgatory(ctx, &tp);
+            self.check_fetch_purgatory(ctx, &tp);
         }
     }
 

@@ -637,7 +637,7 @@ impl Broker {
         self.check_fetch_purgatory(ctx, tp);
     }
 
-    fn check_produce_purgatory(&mut self, ctx: &mut Ctx, tp: &TopicPartition) {
+    pub(super) fn check_produce_purgatory(&mut self, ctx: &mut Ctx, tp: &TopicPartition) {
         let me = self.id;
         let partitions = &self.partitions;
         let done = self.produce_purgatory.check_and_complete(tp, ctx.now_ms as i64, |op| {
@@ -649,7 +649,7 @@ impl Broker {
         }
     }
 
-    fn check_fetch_purgatory(&mut self, ctx: &mut Ctx, tp: &TopicPartition) {
+    pub(super) fn check_fetch_purgatory(&mut self, ctx: &mut Ctx, tp: &TopicPartition) {
         let me = self.id;
         let partitions = &self.partitions;
         let done = self.fetch_purgatory.check_and_complete(tp, ctx.now_ms as i64, |op| {
