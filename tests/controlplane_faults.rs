@@ -634,8 +634,13 @@ fn a_producer_batch_shows_its_linger_its_request_timeout_and_its_retry_backoff()
     assert!(sim.trace()[from..]
         .iter()
         .any(|e| matches!(e.kind, TraceKind::ProduceRetry { error: ErrorCode::RequestTimedOut, .. })));
-    // Back in the accumulator until retry.backoff.ms has passed.
-    let retry_at = timed_out + 300;
+    // Back in the accumulator until the backoff has passed: the first one
+    // is retry.backoff.ms with Kafka's jitter of ±20 %.
+    let retry_at = match only_batch(&sim) {
+        Some((false, Some(BatchDeadline { kind: BatchDeadlineKind::RetryBackoff, at_ms }))) => at_ms,
+        other => panic!("backing off: {other:?}"),
+    };
+    assert!((timed_out + 240..timed_out + 360).contains(&retry_at), "{} ms", retry_at - timed_out);
     while sim.now_ms() < retry_at {
         assert_eq!(only_batch(&sim), Some((false, deadline(BatchDeadlineKind::RetryBackoff, retry_at))));
         assert!(sim.step());
@@ -738,4 +743,55 @@ fn a_leader_that_becomes_a_follower_answers_its_parked_produces_at_once() {
     assert!(retry_errors(&sim).contains(&ErrorCode::NotLeaderOrFollower), "{:?}", retry_errors(&sim));
     run_for(&mut sim, 8_000);
     assert_eq!(acked(&sim, 0).len(), 1, "the retry to the new leader is acknowledged");
+}
+
+#[test]
+fn a_retry_to_a_new_leader_does_not_wait_out_its_backoff() {
+    // RecordAccumulator.shouldBackoff: a batch backs off before its retry
+    // only while the partition's leader is the one that failed it. The
+    // producer here backs off 5 s; the old leader hands over in a
+    // controlled shutdown, answers NOT_LEADER_OR_FOLLOWER, and the retry
+    // goes to the new leader as soon as the metadata names it.
+    let producer = ClientSpec::Producer(ProducerConfig {
+        acks: -1,
+        linger_ms: 0,
+        request_timeout_ms: 30_000,
+        retry_backoff_ms: 5_000,
+        retry_backoff_max_ms: 10_000,
+        ..Default::default()
+    });
+    let broker = BrokerConfig { replica_fetch_min_bytes: 1_000_000, replica_fetch_wait_max_ms: 5_000, ..Default::default() };
+    let mut config = common::cluster(3, broker, vec![TopicSpec::new("orders", 1, 3)], vec![producer]);
+    config.controllers = 3;
+    let mut sim = Simulation::new(config, 7).expect("valid config");
+    sim.run_until(6_000);
+    let leader = replica(&sim, 0, 0).0.unwrap();
+    sim.command(produce_to(0, "orders", 0, None, "held")).unwrap();
+    run_for(&mut sim, 50);
+    sim.command(Command::ShutdownBroker { broker: leader }).unwrap();
+    run_for(&mut sim, 2 * BROKER_HEARTBEAT_INTERVAL_MS);
+    let retried_at = sim
+        .trace()
+        .iter()
+        .find(|e| matches!(e.kind, TraceKind::ProduceRetry { error: ErrorCode::NotLeaderOrFollower, .. }))
+        .map(|e| e.time_ms)
+        .expect("the old leader refused it");
+    // The produce requests the producer sent, by time and broker.
+    let sends: Vec<(u64, NodeId)> = sim
+        .trace()
+        .iter()
+        .filter_map(|e| match &e.kind {
+            TraceKind::Sent { api: kafkascope::sim::protocol::ApiKey::Produce, direction: kafkascope::sim::trace::Direction::Request, to, .. }
+                if e.node == NodeId::Client(0) =>
+            {
+                Some((e.time_ms, *to))
+            }
+            _ => None,
+        })
+        .collect();
+    let resent = sends.iter().find(|(t, _)| *t >= retried_at).copied().expect("sent again");
+    assert_ne!(resent.1, NodeId::Broker(leader), "to the new leader");
+    assert!(resent.0 - retried_at < 500, "{} ms after the refusal, not the 4 to 6 s backoff", resent.0 - retried_at);
+    run_for(&mut sim, 3_000);
+    assert_eq!(acked(&sim, 0).len(), 1);
 }

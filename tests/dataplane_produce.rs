@@ -452,8 +452,9 @@ fn acks_all_with_the_isr_below_min_insync_replicas_is_not_enough_replicas() {
     assert_eq!(sim.view().replica("orders", 0, leader).unwrap().log_end_offset, 1, "NOT_ENOUGH_REPLICAS writes nothing");
     assert!(matches!(states(&sim, 1)[0], RecordState::Accumulating | RecordState::InFlight { .. }), "{:?}", states(&sim, 1));
     // When the followers' fetches time out they catch up and rejoin; the
-    // retried record is written only after that.
-    sim.run_until(60_100);
+    // retried record is written only after that (its retries back off up
+    // to retry.backoff.max.ms, 1 s, by then).
+    sim.run_until(61_300);
     let trace = sim.trace();
     let rejoined = trace
         .iter()

@@ -200,6 +200,10 @@ pub struct ProducerConfig {
     pub delivery_timeout_ms: u64,
     #[serde(rename = "retry.backoff.ms")]
     pub retry_backoff_ms: u64,
+    /// `retry.backoff.max.ms` (KIP-580): the retry backoff doubles from
+    /// `retry.backoff.ms` up to this.
+    #[serde(rename = "retry.backoff.max.ms")]
+    pub retry_backoff_max_ms: u64,
     #[serde(rename = "max.in.flight.requests.per.connection")]
     pub max_in_flight_requests_per_connection: u32,
     pub partitioner: Partitioner,
@@ -215,6 +219,7 @@ impl Default for ProducerConfig {
             request_timeout_ms: 30_000,
             delivery_timeout_ms: 120_000,
             retry_backoff_ms: 100,
+            retry_backoff_max_ms: 1_000,
             max_in_flight_requests_per_connection: 5,
             partitioner: Partitioner::Sticky,
         }

@@ -158,7 +158,7 @@ pub fn explained(lang: Lang, kind: Kind) -> &'static str {
         (Lang::En, Kind::CheckQuorum) => "The leader resigns if a majority of voters has not fetched within 1.5 × controller.quorum.fetch.timeout.ms.",
         (Lang::En, Kind::Linger) => "linger.ms: the producer waits this long for more records before it sends a batch that is not full.",
         (Lang::En, Kind::RequestTimeout) => "request.timeout.ms (30 s): the producer gives a request up if no answer comes, and retries the batch.",
-        (Lang::En, Kind::RetryBackoff) => "retry.backoff.ms: a failed batch waits this long before it is sent again.",
+        (Lang::En, Kind::RetryBackoff) => "Retry backoff: a failed batch waits before it is sent again, retry.backoff.ms at first (100 ms by default), doubling with each retry up to retry.backoff.max.ms (1 s by default), give or take a fifth; not at all once the partition has a new leader.",
         (Lang::Ko, Kind::Fencing) => "broker.session.timeout.ms(9초): 그동안 하트비트가 없으면 액티브 컨트롤러가 브로커를 펜싱하고 리더 자리를 옮깁니다.",
         (Lang::Ko, Kind::FetchTimeout) => "controller.quorum.fetch.timeout.ms(2초): 팔로워 투표자가 그동안 리더에게서 아무것도 가져오지 못하면 선거를 시작합니다.",
         (Lang::Ko, Kind::ElectionTimeout) => "controller.quorum.election.timeout.ms(1초, 그 두 배까지 무작위): 리더가 없는 투표자는 이 시간이 다하면 스스로 리더가 되려 합니다.",
@@ -166,7 +166,7 @@ pub fn explained(lang: Lang, kind: Kind) -> &'static str {
         (Lang::Ko, Kind::CheckQuorum) => "과반의 투표자가 controller.quorum.fetch.timeout.ms의 1.5배 안에 가져가지 않으면 리더는 사임합니다.",
         (Lang::Ko, Kind::Linger) => "linger.ms: 프로듀서는 가득 차지 않은 배치를 보내기 전에 레코드가 더 오기를 이만큼 기다립니다.",
         (Lang::Ko, Kind::RequestTimeout) => "request.timeout.ms(30초): 답이 오지 않으면 프로듀서는 요청을 포기하고 배치를 다시 보냅니다.",
-        (Lang::Ko, Kind::RetryBackoff) => "retry.backoff.ms: 실패한 배치는 다시 보내기 전에 이만큼 기다립니다.",
+        (Lang::Ko, Kind::RetryBackoff) => "재시도 백오프: 실패한 배치는 다시 보내기 전에 기다립니다. 처음엔 retry.backoff.ms(기본 100 ms), 재시도마다 두 배로 retry.backoff.max.ms(기본 1초)까지 늘고 ±20% 흔들립니다. 파티션의 리더가 바뀌었으면 기다리지 않습니다.",
     }
 }
 

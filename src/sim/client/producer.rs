@@ -82,6 +82,10 @@ pub struct ProducerBatch {
     pub producer_epoch: i16,
     pub attempts: u32,
     pub backoff_until_ms: u64,
+    /// The broker the last attempt went to: a retry waits out its backoff
+    /// only while the metadata still names that leader
+    /// (ProducerBatch.hasLeaderChangedForTheOngoingRetry).
+    pub last_leader: Option<u32>,
 }
 
 impl ProducerBatch {
@@ -284,6 +288,7 @@ impl Producer {
                 producer_epoch: -1,
                 attempts: 0,
                 backoff_until_ms: 0,
+                last_leader: None,
             });
             ctx.timer(self.config.linger_ms, Timer::Client(ClientTimer::Linger { batch: id }));
         }
@@ -445,7 +450,10 @@ impl Producer {
                 continue;
             }
             let Some(first) = queue.front() else { continue };
-            if !first.sealed || first.backoff_until_ms > now {
+            // RecordAccumulator.shouldBackoff: a retry waits out its backoff
+            // unless the partition has a new leader since the last attempt.
+            let leader_changed = leader.is_some() && first.last_leader.is_some() && leader != first.last_leader;
+            if !first.sealed || (first.backoff_until_ms > now && !leader_changed) {
                 continue;
             }
             if first.base_sequence.is_none() && self.waits_for_old_epoch(tp) {
@@ -482,6 +490,7 @@ impl Producer {
                     *next = next.wrapping_add(b.record_count() as i32);
                 }
                 b.attempts += 1;
+                b.last_leader = Some(node);
                 batches.push(b);
             }
             self.send_batches(ctx, node, batches);
@@ -719,7 +728,8 @@ impl Producer {
                 self.metadata.leaders.remove(&b.partition);
                 self.metadata.request(ctx, self.id, &mut self.next_correlation_id, &topic);
             }
-            b.backoff_until_ms = now + self.config.retry_backoff_ms;
+            let backoff = retry_backoff_ms(&self.config, b.attempts, ctx.rng);
+            b.backoff_until_ms = now + backoff;
             for r in &b.records {
                 self.records[*r as usize].state = RecordState::Accumulating;
             }
@@ -728,11 +738,62 @@ impl Producer {
             let queue = self.accumulator.entry(b.partition.clone()).or_default();
             let at = queue.iter().position(|q| q.id > b.id).unwrap_or(queue.len());
             queue.insert(at, b);
-            ctx.timer(self.config.retry_backoff_ms, Timer::Client(ClientTimer::RetryBackoff { batch }));
+            ctx.timer(backoff, Timer::Client(ClientTimer::RetryBackoff { batch }));
         } else {
             for r in &b.records {
                 self.records[*r as usize].state = RecordState::Failed { error };
             }
         }
+    }
+}
+
+/// The wait before a batch's next attempt, after `attempts` sends: Kafka's
+/// `ExponentialBackoff(retry.backoff.ms, 2, retry.backoff.max.ms, 0.2)` at
+/// `attempts - 1`, which doubles from retry.backoff.ms up to
+/// retry.backoff.max.ms with a random factor in [0.8, 1.2), never above the
+/// maximum. In integers (parts per million for the factor), so every
+/// platform draws the same wait from the same seed.
+pub fn retry_backoff_ms(config: &crate::sim::config::ProducerConfig, attempts: u32, rng: &mut crate::sim::rng::SimRng) -> u64 {
+    let max = config.retry_backoff_max_ms;
+    let initial = config.retry_backoff_ms.min(max);
+    if max <= initial {
+        // ExponentialBackoff: no room to grow is a constant backoff.
+        return initial;
+    }
+    let doublings = attempts.saturating_sub(1).min(32);
+    let term = initial.saturating_mul(1u64 << doublings).min(max);
+    let factor_ppm = 800_000 + rng.below(400_000);
+    (term.saturating_mul(factor_ppm) / 1_000_000).min(max)
+}
+
+#[cfg(test)]
+mod backoff_tests {
+    use super::retry_backoff_ms;
+    use crate::sim::config::ProducerConfig;
+    use crate::sim::rng::SimRng;
+
+    #[test]
+    fn the_retry_backoff_doubles_with_jitter_up_to_its_maximum() {
+        let config = ProducerConfig::default();
+        assert_eq!((config.retry_backoff_ms, config.retry_backoff_max_ms), (100, 1_000), "Kafka's defaults");
+        for seed in 0..200 {
+            let mut rng = SimRng::new(seed);
+            let waits: Vec<u64> = (1..=7).map(|attempts| retry_backoff_ms(&config, attempts, &mut rng)).collect();
+            // 100, 200, 400, 800 ms, then the 1 s cap, each within ±20 %
+            // and never above the cap.
+            for (wait, term) in waits.iter().zip([100u64, 200, 400, 800, 1_000, 1_000, 1_000]) {
+                assert!(*wait >= term * 8 / 10 && *wait < (term * 12 / 10).max(term + 1), "seed {seed}: {waits:?}");
+                assert!(*wait <= 1_000, "seed {seed}: {waits:?}");
+            }
+            // The same seed draws the same waits.
+            let mut again = SimRng::new(seed);
+            assert_eq!(waits, (1..=7).map(|a| retry_backoff_ms(&config, a, &mut again)).collect::<Vec<_>>());
+        }
+        // The jitter spreads the waits: not every seed draws the same.
+        let firsts: std::collections::BTreeSet<u64> = (0..50).map(|s| retry_backoff_ms(&config, 1, &mut SimRng::new(s))).collect();
+        assert!(firsts.len() > 10, "{firsts:?}");
+        // A maximum at or below retry.backoff.ms is a constant backoff of it.
+        let flat = ProducerConfig { retry_backoff_ms: 500, retry_backoff_max_ms: 300, ..Default::default() };
+        assert_eq!(retry_backoff_ms(&flat, 5, &mut SimRng::new(1)), 300);
     }
 }
