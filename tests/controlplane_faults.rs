@@ -697,15 +697,12 @@ fn a_stopped_follower_leaves_the_isr_at_the_isr_expiration_run_the_view_predicts
     }
 }
 
-#[test]
-fn a_leader_that_becomes_a_follower_answers_its_parked_produces_at_once() {
-    // ReplicaManager completes the delayed operations of a partition it no
-    // longer leads: an acks=all produce parked on the old leader is answered
-    // NOT_LEADER_OR_FOLLOWER the moment the leadership moves, so the
-    // producer retries to the new leader, rather than waiting until the
-    // old leader stops (or its request.timeout.ms). The followers here hold
-    // their fetches for 5 s, so the produce cannot complete on its own.
-    let producer = ClientSpec::Producer(ProducerConfig { acks: -1, linger_ms: 0, request_timeout_ms: 30_000, ..Default::default() });
+/// Three brokers and controllers whose followers hold their fetches for 5 s,
+/// so an acks=all produce cannot complete on its own: the produce is sent
+/// with `producer` and waits in the leader's purgatory. Returns the run and
+/// that leader.
+fn produce_parked_on_the_leader(producer: ProducerConfig) -> (Simulation, u32) {
+    let producer = ClientSpec::Producer(ProducerConfig { acks: -1, linger_ms: 0, request_timeout_ms: 30_000, ..producer });
     let broker = BrokerConfig { replica_fetch_min_bytes: 1_000_000, replica_fetch_wait_max_ms: 5_000, ..Default::default() };
     let mut config = common::cluster(3, broker, vec![TopicSpec::new("orders", 1, 3)], vec![producer]);
     config.controllers = 3;
@@ -714,6 +711,18 @@ fn a_leader_that_becomes_a_follower_answers_its_parked_produces_at_once() {
     let leader = replica(&sim, 0, 0).0.unwrap();
     sim.command(produce_to(0, "orders", 0, None, "held")).unwrap();
     run_for(&mut sim, 50);
+    (sim, leader)
+}
+
+#[test]
+fn a_leader_that_becomes_a_follower_answers_its_parked_produces_at_once() {
+    // ReplicaManager completes the delayed operations of a partition it no
+    // longer leads: an acks=all produce parked on the old leader is answered
+    // NOT_LEADER_OR_FOLLOWER the moment the leadership moves, so the
+    // producer retries to the new leader, rather than waiting until the
+    // old leader stops (or its request.timeout.ms). The followers here hold
+    // their fetches for 5 s, so the produce cannot complete on its own.
+    let (mut sim, leader) = produce_parked_on_the_leader(ProducerConfig::default());
     let parked: Vec<_> = sim
         .trace()
         .iter()
@@ -752,22 +761,8 @@ fn a_retry_to_a_new_leader_does_not_wait_out_its_backoff() {
     // producer here backs off 5 s; the old leader hands over in a
     // controlled shutdown, answers NOT_LEADER_OR_FOLLOWER, and the retry
     // goes to the new leader as soon as the metadata names it.
-    let producer = ClientSpec::Producer(ProducerConfig {
-        acks: -1,
-        linger_ms: 0,
-        request_timeout_ms: 30_000,
-        retry_backoff_ms: 5_000,
-        retry_backoff_max_ms: 10_000,
-        ..Default::default()
-    });
-    let broker = BrokerConfig { replica_fetch_min_bytes: 1_000_000, replica_fetch_wait_max_ms: 5_000, ..Default::default() };
-    let mut config = common::cluster(3, broker, vec![TopicSpec::new("orders", 1, 3)], vec![producer]);
-    config.controllers = 3;
-    let mut sim = Simulation::new(config, 7).expect("valid config");
-    sim.run_until(6_000);
-    let leader = replica(&sim, 0, 0).0.unwrap();
-    sim.command(produce_to(0, "orders", 0, None, "held")).unwrap();
-    run_for(&mut sim, 50);
+    let (mut sim, leader) =
+        produce_parked_on_the_leader(ProducerConfig { retry_backoff_ms: 5_000, retry_backoff_max_ms: 10_000, ..Default::default() });
     sim.command(Command::ShutdownBroker { broker: leader }).unwrap();
     run_for(&mut sim, 2 * BROKER_HEARTBEAT_INTERVAL_MS);
     let retried_at = sim
