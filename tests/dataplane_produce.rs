@@ -725,3 +725,42 @@ fn each_records_outcome_shows_the_topic_key_and_value_it_was_sent_with() {
     assert!(matches!(records[0].state, RecordState::Acknowledged { .. }), "{:?}", records[0].state);
     assert!(records.iter().all(|r| matches!(r.state, RecordState::Acknowledged { .. })), "{records:?}");
 }
+
+#[test]
+fn a_failed_acks_0_produce_closes_the_connection_and_the_producer_reconnects() {
+    // KafkaApis.handleProduceRequest: with acks=0 there is no response to
+    // carry an error, so the broker closes the connection; the producer's
+    // NetworkClient sees the disconnect and asks for new metadata (that is
+    // how an acks=0 producer learns a partition moved). Here the batch is
+    // over the topic's max.message.bytes.
+    let config = TopicConfig { max_message_bytes: 200, ..Default::default() };
+    let topic = TopicSpec { config, ..TopicSpec::new("orders", 1, 1) };
+    let mut sim = Simulation::new(cluster(1, BrokerConfig::default(), vec![topic], vec![producer(0)]), 3).unwrap();
+    sim.command(common::produce(0, "orders", Some("k"), "small")).unwrap();
+    run_for(&mut sim, 100);
+    assert_eq!(sim.view().replica("orders", 0, 0).unwrap().log_end_offset, 1);
+    let metadata_before = sent_requests(sim.trace(), NodeId::Client(0), ApiKey::Metadata).len();
+    let from = sim.trace().len();
+    sim.command(common::produce(0, "orders", Some("k"), &"x".repeat(400))).unwrap();
+    run_for(&mut sim, 100);
+    let trace = &sim.trace()[from..];
+    let closed = trace
+        .iter()
+        .find_map(|e| match &e.kind {
+            TraceKind::ConnectionClosed { client, error, .. } if e.node == NodeId::Broker(0) => Some((*client, *error)),
+            _ => None,
+        })
+        .expect("the broker closed the connection");
+    assert_eq!(closed, (NodeId::Client(0), ErrorCode::MessageTooLarge));
+    assert!(!trace.iter().any(|e| matches!(e.kind, TraceKind::NoResponse { .. })), "no unmuting: the connection is gone");
+    assert!(
+        trace.iter().any(|e| e.node == NodeId::Client(0) && matches!(e.kind, TraceKind::Disconnected { peer: NodeId::Broker(0), .. })),
+        "the producer saw the disconnect"
+    );
+    assert!(sent_requests(sim.trace(), NodeId::Client(0), ApiKey::Metadata).len() > metadata_before, "and asked for metadata");
+    assert_eq!(sim.view().replica("orders", 0, 0).unwrap().log_end_offset, 1, "nothing was written");
+    // The next record goes over a new connection and is written.
+    sim.command(common::produce(0, "orders", Some("k"), "small again")).unwrap();
+    run_for(&mut sim, 200);
+    assert_eq!(sim.view().replica("orders", 0, 0).unwrap().log_end_offset, 2);
+}

@@ -30,6 +30,9 @@ pub enum Output {
     /// The node's process exits (a broker whose controlled shutdown is
     /// done); the simulation takes it down after the node's other outputs.
     Stop,
+    /// Close the connection with `peer` (a broker closing a client's after
+    /// a failed acks=0 produce): the peer learns of it one link latency on.
+    CloseConnection { peer: NodeId },
 }
 
 /// The context of one handler call.

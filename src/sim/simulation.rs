@@ -1062,6 +1062,7 @@ impl Simulation {
                 }
                 Output::Trace(kind) => self.record(node, kind),
                 Output::Stop => stop = true,
+                Output::CloseConnection { peer } => self.schedule_disconnect(peer, node, false),
             }
         }
         // The process exits after its last words: what it emitted with the

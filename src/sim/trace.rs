@@ -152,6 +152,11 @@ pub enum TraceKind {
     RequestQueueFull { request: RequestId, thread: u32, capacity: u32 },
     /// acks=0: the broker sends no response.
     NoResponse { request: RequestId, client: NodeId },
+    /// acks=0 and the produce failed: with no response to carry the error,
+    /// the broker closes the connection (KafkaApis.handleProduceRequest,
+    /// closeConnection), and the producer's disconnect makes it refresh
+    /// its metadata.
+    ConnectionClosed { request: RequestId, client: NodeId, error: ErrorCode },
     /// Records were appended to a replica's log at these offsets.
     Appended {
         request: RequestId,
@@ -337,6 +342,7 @@ impl TraceKind {
             | TraceKind::Sent { request, .. }
             | TraceKind::RequestQueueFull { request, .. }
             | TraceKind::NoResponse { request, .. }
+            | TraceKind::ConnectionClosed { request, .. }
             | TraceKind::Appended { request, .. }
             | TraceKind::ProduceRejected { request, .. }
             | TraceKind::DuplicateBatch { request, .. }
@@ -646,6 +652,9 @@ impl fmt::Display for TraceEvent {
                 write!(f, "{request} net-{thread} blocked: request queue full ({capacity})")
             }
             TraceKind::NoResponse { request, client } => write!(f, "{request} acks=0: no response to {client}"),
+            TraceKind::ConnectionClosed { request, client, error } => {
+                write!(f, "{request} acks=0 failed with {error}: connection of {client} closed")
+            }
             TraceKind::Appended { request, partition, replica, base_offset, last_offset, log_end_offset, segment, position } => {
                 write!(
                     f,

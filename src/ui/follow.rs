@@ -26,6 +26,7 @@ pub fn finished(trace: &[TraceEvent], request: RequestId) -> bool {
             e.kind,
             TraceKind::Hop { direction: Direction::Response, to: Stage::Client | Stage::ReplicaFetcher(_), .. }
                 | TraceKind::NoResponse { .. }
+                | TraceKind::ConnectionClosed { .. }
         )
     })
 }

@@ -112,6 +112,9 @@ pub fn narrate(event: &TraceEvent) -> String {
         TraceKind::NoResponse { request, client } => format!(
             "{request} used acks=0, so the broker sends {client} no response at all and just unmutes the connection."
         ),
+        TraceKind::ConnectionClosed { request, client, error } => format!(
+            "{request} used acks=0 and failed with {error}. With no response to carry the error, the broker closes the connection to {client}; the producer notices the disconnect, refreshes its metadata and reconnects. The records are lost."
+        ),
         TraceKind::Appended { partition, replica, base_offset, last_offset, log_end_offset, segment, position, .. } => {
             let range = if base_offset == last_offset {
                 format!("offset {base_offset}")

@@ -132,6 +132,10 @@ pub fn narrate(event: &TraceEvent) -> String {
             "{} acks=0 요청이라서, 브로커는 {client}에게 아무 응답도 보내지 않고 연결의 뮤트만 풉니다.",
             neun(request)
         ),
+        TraceKind::ConnectionClosed { request, client, error } => format!(
+            "{} acks=0 요청인데 {error} 오류로 실패했습니다. 오류를 실어 보낼 응답이 없으니 브로커는 {client}와의 연결을 닫고, 프로듀서는 연결이 끊긴 것을 보고 메타데이터를 새로 받아 다시 연결합니다. 레코드는 잃습니다.",
+            neun(request)
+        ),
         TraceKind::Appended { partition, replica, base_offset, last_offset, log_end_offset, segment, position, .. } => {
             let range = if base_offset == last_offset {
                 format!("오프셋 {base_offset}")
@@ -1011,6 +1015,10 @@ mod tests {
             (ev(TraceKind::ConnectionMuted { client: NodeId::Client(6), muted: false }), vec![6]),
             (ev(TraceKind::RequestQueueFull { request: client_req(21), thread: 2, capacity: 500 }), vec![21, 2, 500]),
             (ev(TraceKind::NoResponse { request: client_req(22), client: NodeId::Client(0) }), vec![22, 0]),
+            (
+                ev(TraceKind::ConnectionClosed { request: client_req(22), client: NodeId::Client(2), error: ErrorCode::NotLeaderOrFollower }),
+                vec![22, 2, 6],
+            ),
             (
                 ev(TraceKind::Appended {
                     request: client_req(23),

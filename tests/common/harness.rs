@@ -146,6 +146,9 @@ impl Harness {
                 Output::Timer { .. } => panic!("a broker set a client timer"),
                 Output::Trace(kind) => self.trace.push((self.now_ms, broker, kind)),
                 Output::Stop => panic!("a broker without a controller stopped itself"),
+                // The harness's clients are the test itself; the broker's
+                // own trace records the close (TraceKind::ConnectionClosed).
+                Output::CloseConnection { .. } => {}
             }
         }
     }

@@ -28,6 +28,9 @@ pub(crate) enum HandlerOutcome {
     /// acks=0: the producer expects no answer. Kafka still tells the network
     /// thread (a NoOpResponse) so it unmutes the connection.
     NoResponse,
+    /// acks=0 and a partition failed: the connection is closed, the only
+    /// way to tell a producer that expects no answer (KafkaApis).
+    CloseConnection(ErrorCode),
 }
 
 /// One partition of a produce that waits for the high watermark.
@@ -118,6 +121,10 @@ impl Broker {
                     self.wake_network_thread(ctx, t);
                 }
             }
+            HandlerOutcome::CloseConnection(error) => {
+                ctx.trace(|| TraceKind::ConnectionClosed { request, client, error });
+                self.close_connection(ctx, client);
+            }
             HandlerOutcome::ParkProduce(op) => self.park_produce(ctx, op, stage, api),
             HandlerOutcome::ParkFetch(op) => self.park_fetch(ctx, op, stage, api),
         }
@@ -182,7 +189,10 @@ impl Broker {
         }
         self.wake_fetches_after_append(ctx, &statuses);
         if produce.acks == 0 {
-            return HandlerOutcome::NoResponse;
+            return match statuses.iter().find(|s| s.response.error != ErrorCode::None) {
+                Some(failed) => HandlerOutcome::CloseConnection(failed.response.error),
+                None => HandlerOutcome::NoResponse,
+            };
         }
         if statuses.iter().any(|s| s.pending) {
             return HandlerOutcome::ParkProduce(DelayedProduce {

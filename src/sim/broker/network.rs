@@ -48,6 +48,28 @@ impl Broker {
 
     /// Schedules a poll of a free network thread that has something to do, so
     /// no step is spent on a thread that would find nothing.
+    /// Closes a client's connection (SocketServer's Processor closing the
+    /// channel): its buffers and any response queued for it go, and the
+    /// client learns of it one link latency on. A later request opens a new
+    /// connection, assigned to a network thread like any new one.
+    pub(super) fn close_connection(&mut self, ctx: &mut Ctx, client: NodeId) {
+        let Some(conn) = self.connections.remove(&client) else {
+            return;
+        };
+        let thread = &mut self.network_threads[conn.network_thread as usize];
+        if let Some(i) = thread.connections.iter().position(|c| *c == client) {
+            thread.connections.remove(i);
+            if thread.next_connection > i {
+                thread.next_connection -= 1;
+            }
+        }
+        if thread.next_connection >= thread.connections.len() {
+            thread.next_connection = 0;
+        }
+        thread.response_queue.retain(|(to, _)| *to != client);
+        ctx.out.push(super::super::node::Output::CloseConnection { peer: client });
+    }
+
     pub(super) fn wake_network_thread(&mut self, ctx: &mut Ctx, thread: u32) {
         let t = &self.network_threads[thread as usize];
         let has_work = !t.response_queue.is_empty()

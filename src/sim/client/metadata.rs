@@ -126,7 +126,15 @@ impl MetadataState {
         if let (Some(id), Some(b)) = (self.in_flight, self.in_flight_broker) {
             if b == broker {
                 self.on_timeout(ctx, me, correlation_id, id.correlation_id);
+                return;
             }
+        }
+        // DefaultMetadataUpdater.handleServerDisconnect: "the disconnect may
+        // be the result of stale metadata, so request an update". It is how
+        // an acks=0 producer, which gets no error back, learns that a
+        // partition moved.
+        if let Some(topic) = self.topics_wanted.iter().next().cloned() {
+            self.request(ctx, me, correlation_id, &topic);
         }
     }
 

@@ -110,9 +110,10 @@ pub(crate) fn kind_index(k: &TraceKind) -> usize {
         TraceKind::BrokerInControlledShutdown { .. } => 41,
         TraceKind::BrokerShutDown { .. } => 42,
         TraceKind::UncleanLeaderElected { .. } => 43,
+        TraceKind::ConnectionClosed { .. } => 44,
     }
 }
-pub(crate) const KIND_COUNT: usize = 44;
+pub(crate) const KIND_COUNT: usize = 45;
 
 pub(crate) fn wait_index(w: &WaitReason) -> usize {
     match w {
@@ -572,6 +573,7 @@ pub(crate) fn kinds() -> Vec<TraceKind> {
         TraceKind::BrokerStarted { broker: 3 },
         TraceKind::RequestQueueFull { request: client_req(21), thread: 2, capacity: 500 },
         TraceKind::NoResponse { request: client_req(22), client: NodeId::Client(0) },
+        TraceKind::ConnectionClosed { request: client_req(22), client: NodeId::Client(2), error: ErrorCode::NotLeaderOrFollower },
         TraceKind::Appended {
             request: client_req(23),
             partition: tp(1),
