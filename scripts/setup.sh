@@ -7,6 +7,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TOOLS="$ROOT/.tools"
 TRUNK_VERSION="0.21.14"
 BINARYEN_VERSION="132.0.0"
+TERSER_VERSION="5.51.4"
 export PATH="$TOOLS/bin:$TOOLS/npm/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 
 say() { printf '\033[1m== %s\033[0m\n' "$*"; }
@@ -53,6 +54,16 @@ ensure_wasm_opt() {
     fi
 }
 
+ensure_terser() {
+    # A release build's hook (scripts/minify-glue) minifies wasm-bindgen's
+    # JavaScript glue with it: Trunk's own minifier cannot read that file.
+    if [ "$("$TOOLS/npm/node_modules/.bin/terser" --version 2>/dev/null)" != "terser $TERSER_VERSION" ]; then
+        say "installing terser@$TERSER_VERSION from npm (it minifies the page's JavaScript glue)"
+        mkdir -p "$TOOLS/npm"
+        npm install --prefix "$TOOLS/npm" --no-audit --no-fund --loglevel=error "terser@$TERSER_VERSION"
+    fi
+}
+
 ensure_chromium() {
     # fonts-nanum gives headless Chromium Korean glyphs for screenshots.
     if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ] || [ ! -d /usr/share/fonts/truetype/nanum ]; then
@@ -76,6 +87,7 @@ setup_build_tools() {
     ensure_wasm_target
     ensure_wasm_bindgen
     ensure_wasm_opt
+    ensure_terser
     ensure_trunk
 }
 
