@@ -100,33 +100,41 @@ fn offsets_are_assigned_by_the_leader_in_order() {
 
 #[test]
 fn a_connection_is_muted_while_its_request_is_inside_the_broker() {
-    // With linger.ms = 0 and two records in one step, the producer sends two
-    // requests on its one connection: the second may not be read until the
-    // first one's response is written.
+    // Two requests on one connection, the second sent a millisecond after
+    // the first, so it reaches the broker while the first is inside: it
+    // waits in the socket receive buffer and is read only once the first
+    // one's response is written.
     let mut sim = one_broker(1, BrokerConfig::default());
     sim.command(produce(0, "orders", Some("a"), "1")).unwrap();
     sim.run_until(20);
+    let from = sim.trace().len();
     sim.command(produce(0, "orders", Some("b"), "2")).unwrap();
+    sim.run_until(sim.now_ms() + 1);
     sim.command(produce(0, "orders", Some("c"), "3")).unwrap();
     sim.run_until(200);
-    let produce_ids: Vec<i32> = sim
-        .trace()
+    let trace = &sim.trace()[from..];
+    let produce_ids: Vec<i32> = trace
         .iter()
         .filter_map(|e| match &e.kind {
             TraceKind::Sent { api: ApiKey::Produce, direction: Direction::Request, request, .. } => Some(request.correlation_id),
             _ => None,
         })
         .collect();
-    assert!(produce_ids.len() >= 2, "two produce requests were sent: {produce_ids:?}");
-    let (first, second) = (produce_ids[produce_ids.len() - 2], produce_ids[produce_ids.len() - 1]);
-    let index_of = |pred: &dyn Fn(&TraceKind) -> bool| sim.trace().iter().position(|e| pred(&e.kind)).unwrap();
+    assert_eq!(produce_ids.len(), 2, "b and c went in two requests: {produce_ids:?}");
+    let (first, second) = (produce_ids[0], produce_ids[1]);
+    let index_of = |pred: &dyn Fn(&TraceKind) -> bool| trace.iter().position(|e| pred(&e.kind)).unwrap();
+    let second_arrived = index_of(&|k| {
+        matches!(k, TraceKind::Hop { request, direction: Direction::Request, to: Stage::SocketReceiveBuffer, .. } if request.correlation_id == second)
+    });
     let second_read = index_of(&|k| {
         matches!(k, TraceKind::Hop { request, direction: Direction::Request, to: Stage::NetworkThread(_), .. } if request.correlation_id == second)
     });
     let first_written = index_of(&|k| {
         matches!(k, TraceKind::Hop { request, to: Stage::SocketSendBuffer, .. } if request.correlation_id == first)
     });
-    assert!(second_read > first_written, "the second request was read only after the first was answered");
+    assert!(second_arrived < first_written, "the second request arrived while the first was inside the broker");
+    assert!(second_read > first_written, "and was read only after the first was answered");
+    assert!(trace.iter().any(|e| matches!(e.kind, TraceKind::ConnectionMuted { muted: true, .. })));
 }
 
 #[test]
