@@ -153,26 +153,60 @@ fn a_restarted_broker_registers_again_catches_up_and_rejoins_the_isr() {
 
 #[test]
 fn a_restarted_old_leader_truncates_and_follows() {
-    let mut sim = cluster(6);
+    // The old leader holds a record its followers never got: cut off from
+    // them, it took an acks=1 write ("x" at offset 1) alone, then died. The
+    // new leader writes "b" at offset 1; the restarted old leader must
+    // truncate "x" away (to offset 1) and copy "b".
+    let producer = ClientSpec::Producer(ProducerConfig { acks: 1, enable_idempotence: false, linger_ms: 0, ..Default::default() });
+    let mut config = common::cluster(3, BrokerConfig::default(), vec![TopicSpec::new("orders", 1, 3)], vec![producer]);
+    config.controllers = 3;
+    let mut sim = Simulation::new(config, 6).expect("valid config");
     sim.run_until(6_000);
-    let (leader, _, _) = partition_leader(&sim, 0);
-    let old = leader.unwrap();
+    let old = partition_leader(&sim, 0).0.unwrap();
+    let followers: Vec<u32> = (0..3).filter(|b| *b != old).collect();
     sim.command(produce_to(0, "orders", 0, None, "a")).unwrap();
     run_for(&mut sim, 1_000);
+    let tp = TopicPartition::new("orders", 0);
+    let leo = |sim: &Simulation, b: u32| sim.broker(b).unwrap().partition(&tp).unwrap().log.log_end_offset();
+    assert!((0..3).all(|b| leo(&sim, b) == 1), "everyone has offset 0");
+    let cut = Command::Partition {
+        a: kafkascope::sim::simulation::NodeSet { brokers: vec![old], ..Default::default() },
+        b: kafkascope::sim::simulation::NodeSet { brokers: followers.clone(), ..Default::default() },
+    };
+    sim.command(cut).unwrap();
+    sim.command(produce_to(0, "orders", 0, None, "x")).unwrap();
+    run_for(&mut sim, 200);
+    assert_eq!((leo(&sim, old), leo(&sim, followers[0]), leo(&sim, followers[1])), (2, 1, 1), "only the old leader has x");
     sim.command(Command::KillBroker { broker: old }).unwrap();
+    sim.command(Command::Heal).unwrap();
     run_for(&mut sim, BROKER_SESSION_TIMEOUT_MS + 2_000);
     sim.command(produce_to(0, "orders", 0, None, "b")).unwrap();
     run_for(&mut sim, 4_000);
+    let from = sim.trace().len();
     sim.command(Command::RestartBroker { broker: old }).unwrap();
     run_for(&mut sim, 8_000);
-    let new = (0..3).find(|b| *b != old).map(|b| partition_leader(&sim, b).0.unwrap()).unwrap();
+    let new = partition_leader(&sim, followers[0]).0.unwrap();
     assert_ne!(new, old);
     let (l, _, isr) = partition_leader(&sim, old);
     assert_eq!(l, Some(new), "the old leader follows the new one");
     assert!(isr.contains(&old), "and is back in the ISR: {isr:?}");
-    let tp = TopicPartition::new("orders", 0);
-    let leo = |b: u32| sim.broker(b).unwrap().partition(&tp).unwrap().log.log_end_offset();
-    assert_eq!(leo(old), leo(new));
+    let truncated: Vec<i64> = sim.trace()[from..]
+        .iter()
+        .filter_map(|e| match &e.kind {
+            TraceKind::FollowerTruncated { replica, to_offset, .. } if *replica == old => Some(*to_offset),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(truncated, vec![1], "x at offset 1 was cut away");
+    assert_eq!((leo(&sim, old), leo(&sim, new)), (2, 2));
+    // Offset 1 on the old leader now holds the new leader's batch.
+    let batch_at = |sim: &Simulation, b: u32| {
+        let log = &sim.broker(b).unwrap().partition(&tp).unwrap().log;
+        log.batches_in(log.segments()[0].base_offset()).unwrap().into_iter().find(|x| x.base_offset == 1)
+    };
+    let (mine, theirs) = (batch_at(&sim, old).expect("a batch at 1"), batch_at(&sim, new).expect("a batch at 1"));
+    assert_eq!(mine, theirs, "the same batch at offset 1");
+    assert!(mine.partition_leader_epoch > 0, "written in the new leader's epoch, not x's: {mine:?}");
 }
 
 #[test]
