@@ -339,3 +339,44 @@ fn the_committed_metadata_stays_whole_while_a_new_active_controller_takes_over()
     }
     assert!(new_active.is_some(), "another controller became active");
 }
+
+#[test]
+fn a_retry_of_a_replicated_but_unanswered_batch_is_not_written_twice_by_the_new_leader() {
+    // Followers keep producer state for the batches they copy (UnifiedLog
+    // appends update the ProducerStateManager for every origin), so when
+    // the leader dies after its followers have a batch but before the
+    // producer heard back, the producer's retry to the new leader is
+    // recognised as a duplicate and answered with the original offset.
+    use kafkascope::sim::invariants::{Invariant, InvariantChecker};
+    for seed in [6, 7, 8] {
+        let mut sim = cluster(seed);
+        let mut checker = InvariantChecker::new();
+        sim.run_until(6_000);
+        let old = partition_leader(&sim, 0).0.unwrap();
+        let followers: Vec<u32> = (0..3).filter(|b| *b != old).collect();
+        let tp = TopicPartition::new("orders", 0);
+        let leo = |sim: &Simulation, b: u32| sim.broker(b).unwrap().partition(&tp).unwrap().log.log_end_offset();
+        sim.command(produce_to(0, "orders", 0, None, "once")).unwrap();
+        // Step until both followers hold the batch, then kill the leader
+        // before it hears of that and answers.
+        while !followers.iter().all(|f| leo(&sim, *f) == 1) {
+            assert!(sim.step());
+            checker.check_step(&sim);
+        }
+        assert!(acked(&sim, 0).is_empty(), "seed {seed}: not acknowledged yet");
+        sim.command(Command::KillBroker { broker: old }).unwrap();
+        let until = sim.now_ms() + BROKER_SESSION_TIMEOUT_MS + 6_000;
+        while sim.now_ms() < until && sim.step() {
+            checker.check_step(&sim);
+        }
+        assert_eq!(acked(&sim, 0), vec![0], "seed {seed}: acknowledged at its original offset");
+        let new = partition_leader(&sim, followers[0]).0.unwrap();
+        assert_eq!(leo(&sim, new), 1, "seed {seed}: the new leader holds it once");
+        assert!(
+            sim.trace().iter().any(|e| e.node == kafkascope::sim::ids::NodeId::Broker(new) && matches!(e.kind, TraceKind::DuplicateBatch { .. })),
+            "seed {seed}: the retry was answered as a duplicate"
+        );
+        let twice: Vec<_> = checker.violations().iter().filter(|v| v.invariant == Invariant::IdempotentBatchOnce).collect();
+        assert!(twice.is_empty(), "seed {seed}: {twice:?}");
+    }
+}

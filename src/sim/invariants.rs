@@ -18,6 +18,7 @@ use super::record::batch::BatchHeader;
 use super::simulation::Simulation;
 use super::trace::TraceKind;
 use crate::sim::collections::{BTreeMap, BTreeSet};
+use std::collections::VecDeque;
 use std::fmt;
 
 /// The properties checked.
@@ -36,6 +37,9 @@ pub enum Invariant {
     ConsumerReadsCommitted,
     /// Offsets in a replica's log are unique and contiguous.
     OffsetsContiguous,
+    /// An idempotent producer's batch (producer id, epoch, base sequence)
+    /// is in a partition's log once, however often it was sent.
+    IdempotentBatchOnce,
 }
 
 impl Invariant {
@@ -47,6 +51,7 @@ impl Invariant {
             Invariant::AcknowledgedWriteKept => "Acknowledged writes are never lost",
             Invariant::ConsumerReadsCommitted => "Consumers read only committed records",
             Invariant::OffsetsContiguous => "Offsets are unique and contiguous",
+            Invariant::IdempotentBatchOnce => "An idempotent producer's batch is written once",
         }
     }
 }
@@ -194,7 +199,17 @@ pub struct InvariantChecker {
     pending: BTreeMap<(RequestId, TopicPartition), (u32, BatchIdentity)>,
     partitions: BTreeMap<TopicPartition, PartitionWatch>,
     next_ack: u64,
+    /// (replica, partition) -> the last idempotent batches appended there,
+    /// as ((producer id, epoch, base sequence), base offset), newest last.
+    /// A retry is sent within max.in.flight (5) batches of its first try, so
+    /// a short window finds any copy, and the checker stays small on a long
+    /// run.
+    idempotent_batches: BTreeMap<(u32, TopicPartition), VecDeque<((i64, i16, i32), i64)>>,
 }
+
+/// How many idempotent batches per replica and partition the checker
+/// compares a new one with.
+const IDEMPOTENT_WINDOW: usize = 64;
 
 impl InvariantChecker {
     pub fn new() -> Self {
@@ -221,6 +236,9 @@ impl InvariantChecker {
             match &e.kind {
                 TraceKind::Appended { request, partition, replica, base_offset, last_offset, log_end_offset, .. } => {
                     self.observe_replica_append(at, *replica, partition, *base_offset, *last_offset, *log_end_offset);
+                    if let Some(batch) = batch_on(sim, *replica, partition, *base_offset) {
+                        self.observe_idempotent_batch(at, *replica, partition, &batch);
+                    }
                     if matches!(request.client, NodeId::Client(_)) {
                         if let Some(batch) = batch_on(sim, *replica, partition, *base_offset) {
                             self.observe_leader_append(*request, partition, *replica, batch);
@@ -508,6 +526,39 @@ impl InvariantChecker {
 
     pub fn observe_truncation(&mut self, replica: u32, partition: &TopicPartition, to_offset: i64) {
         self.log_end_offsets.insert((replica, partition.clone()), to_offset);
+        if let Some(batches) = self.idempotent_batches.get_mut(&(replica, partition.clone())) {
+            batches.retain(|(_, base)| *base < to_offset);
+        }
+    }
+
+    /// A batch appended to `replica`'s log: an idempotent producer's batch
+    /// already there at another offset is a duplicate Kafka's producer
+    /// state would have refused.
+    pub fn observe_idempotent_batch(&mut self, at: At, replica: u32, partition: &TopicPartition, batch: &BatchIdentity) {
+        if batch.producer_id < 0 {
+            return;
+        }
+        let key = (batch.producer_id, batch.producer_epoch, batch.base_sequence);
+        let batches = self.idempotent_batches.entry((replica, partition.clone())).or_default();
+        let earlier = batches.iter().find(|(k, base)| *k == key && *base != batch.base_offset).map(|(_, base)| *base);
+        if !batches.iter().any(|(k, base)| *k == key && *base == batch.base_offset) {
+            batches.push_back((key, batch.base_offset));
+            while batches.len() > IDEMPOTENT_WINDOW {
+                batches.pop_front();
+            }
+        }
+        if let Some(first) = earlier {
+            self.violate(
+                at,
+                Invariant::IdempotentBatchOnce,
+                Some(partition.clone()),
+                format!(
+                    "producer {} (epoch {}) wrote its batch with base sequence {} twice to {partition} on broker {replica}: at offset {first} and again at offset {}",
+                    batch.producer_id, batch.producer_epoch, batch.base_sequence, batch.base_offset
+                ),
+                None,
+            );
+        }
     }
 
     /// A crash ends every leadership of the broker; its logs survive.
@@ -542,6 +593,33 @@ mod tests {
 
     fn batch(offset: i64, crc: u32) -> BatchIdentity {
         batch_in_epoch(offset, crc, 1)
+    }
+
+    #[test]
+    fn an_idempotent_batch_written_twice_is_caught_and_truncation_forgets_it() {
+        let mut c = InvariantChecker::new();
+        let first = batch(3, 11);
+        // The same producer id, epoch and sequence again at offset 4.
+        let again = BatchIdentity { base_offset: 4, last_offset: 4, ..first };
+        c.observe_idempotent_batch(at(1, NodeId::Broker(0)), 0, &tp(), &first);
+        c.observe_idempotent_batch(at(2, NodeId::Broker(1)), 1, &tp(), &first);
+        assert!(c.violations().is_empty(), "one copy per replica is fine");
+        c.observe_idempotent_batch(at(3, NodeId::Broker(0)), 0, &tp(), &first);
+        assert!(c.violations().is_empty(), "the same batch seen again at its own offset is no copy");
+        c.observe_idempotent_batch(at(4, NodeId::Broker(0)), 0, &tp(), &again);
+        assert_eq!(c.violations().len(), 1);
+        assert_eq!(c.violations()[0].invariant, Invariant::IdempotentBatchOnce);
+        assert!(c.violations()[0].description.contains("at offset 3 and again at offset 4"), "{}", c.violations()[0]);
+        // Replica 1 truncates below it, then takes the batch at offset 4: the
+        // copy it had is gone, so that is no duplicate.
+        c.observe_truncation(1, &tp(), 3);
+        c.observe_idempotent_batch(at(5, NodeId::Broker(1)), 1, &tp(), &again);
+        assert_eq!(c.violations().len(), 1);
+        // A producer without idempotence (id -1) is never compared.
+        let plain = BatchIdentity { producer_id: -1, ..first };
+        c.observe_idempotent_batch(at(6, NodeId::Broker(2)), 2, &tp(), &plain);
+        c.observe_idempotent_batch(at(7, NodeId::Broker(2)), 2, &tp(), &BatchIdentity { base_offset: 9, ..plain });
+        assert_eq!(c.violations().len(), 1);
     }
 
     fn batch_in_epoch(offset: i64, crc: u32, partition_leader_epoch: i32) -> BatchIdentity {

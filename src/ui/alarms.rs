@@ -15,6 +15,7 @@ pub fn invariant_name(lang: Lang, i: Invariant) -> &'static str {
             Invariant::AcknowledgedWriteKept => "확인 응답한 쓰기는 잃지 않음",
             Invariant::ConsumerReadsCommitted => "컨슈머는 커밋된 레코드만 읽음",
             Invariant::OffsetsContiguous => "오프셋은 유일하고 연속적",
+            Invariant::IdempotentBatchOnce => "멱등 프로듀서의 배치는 한 번만 기록됨",
         },
     }
 }

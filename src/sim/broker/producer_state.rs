@@ -46,12 +46,10 @@ pub struct ProducerStateManager {
 impl ProducerStateManager {
     pub fn check(&self, producer_id: i64, epoch: i16, first_seq: i32, last_seq: i32) -> SequenceCheck {
         let Some(entry) = self.producers.get(&producer_id) else {
-            // A producer the broker has not seen must start at sequence 0.
-            return if first_seq == 0 {
-                SequenceCheck::InSequence
-            } else {
-                SequenceCheck::OutOfOrder { expected: 0, got: first_seq }
-            };
+            // ProducerAppendInfo.checkSequence: a producer the broker holds no
+            // state for (a new leader that never saw it, or one whose batches
+            // retention deleted) is accepted at any sequence.
+            return SequenceCheck::InSequence;
         };
         if epoch < entry.epoch {
             return SequenceCheck::FencedEpoch { current: entry.epoch, got: epoch };
@@ -110,10 +108,11 @@ mod tests {
     }
 
     #[test]
-    fn a_new_producer_starts_at_zero() {
+    fn a_producer_the_broker_does_not_know_is_accepted_at_any_sequence() {
+        // ProducerAppendInfo.checkSequence with no current entry.
         let s = ProducerStateManager::default();
         assert_eq!(s.check(7, 0, 0, 2), SequenceCheck::InSequence);
-        assert_eq!(s.check(7, 0, 3, 4), SequenceCheck::OutOfOrder { expected: 0, got: 3 });
+        assert_eq!(s.check(7, 0, 3, 4), SequenceCheck::InSequence);
     }
 
     #[test]
