@@ -803,3 +803,52 @@ fn a_retry_to_a_new_leader_does_not_wait_out_its_backoff() {
     run_for(&mut sim, 3_000);
     assert_eq!(acked(&sim, 0).len(), 1);
 }
+
+#[test]
+fn a_consumer_fetch_lost_in_a_cut_times_out_and_the_consumer_asks_for_metadata() {
+    // NetworkClient.handleTimedOutRequests: with no answer for
+    // request.timeout.ms (30 s) the fetch ends with REQUEST_TIMED_OUT, the
+    // connection is dropped and the metadata asked for again; a fetch after
+    // the heal reads the record.
+    use kafkascope::sim::config::ConsumerConfig;
+    let producer = ClientSpec::Producer(ProducerConfig { acks: -1, linger_ms: 0, ..Default::default() });
+    let consumer = ClientSpec::Consumer(ConsumerConfig::default());
+    assert_eq!(ConsumerConfig::default().request_timeout_ms, 30_000, "Kafka's default");
+    let mut config = common::cluster(3, BrokerConfig::default(), vec![TopicSpec::new("orders", 1, 3)], vec![producer, consumer]);
+    config.controllers = 3;
+    let mut sim = Simulation::new(config, 4).expect("valid config");
+    sim.run_until(6_000);
+    sim.command(produce_to(0, "orders", 0, None, "r")).unwrap();
+    run_for(&mut sim, 500);
+    // A first fetch teaches the consumer the leader.
+    sim.command(common::fetch(1, "orders", 0, Some(0))).unwrap();
+    run_for(&mut sim, 500);
+    assert_eq!(sim.consumer(1).unwrap().consumed().len(), 1);
+    let leader = replica(&sim, 0, 0).0.unwrap();
+    sim.command(cut(NodeSet { clients: vec![1], ..Default::default() }, brokers(&[leader]))).unwrap();
+    let sent_at = sim.now_ms();
+    sim.command(common::fetch(1, "orders", 0, Some(0))).unwrap();
+    run_for(&mut sim, 29_900);
+    assert!(sim.consumer(1).unwrap().fetches()[1].result.is_none(), "still waiting before request.timeout.ms");
+    let from = sim.trace().len();
+    run_for(&mut sim, 200);
+    let timed_out = sim.consumer(1).unwrap().fetches()[1].result.clone().expect("given up after request.timeout.ms");
+    assert_eq!((timed_out.error, timed_out.records, timed_out.next_offset), (ErrorCode::RequestTimedOut, 0, 0));
+    let at = sim.trace()[from..]
+        .iter()
+        .find(|e| matches!(e.kind, TraceKind::FetchCompleted { error: ErrorCode::RequestTimedOut, .. }))
+        .map(|e| e.time_ms)
+        .unwrap();
+    assert!(at >= sent_at + 30_000 && at <= sent_at + 30_010, "at {} ms after the send", at - sent_at);
+    assert!(
+        sim.trace()[from..].iter().any(|e| e.node == NodeId::Client(1)
+            && matches!(e.kind, TraceKind::Sent { api: kafkascope::sim::protocol::ApiKey::Metadata, .. })),
+        "the consumer asked for metadata again"
+    );
+    sim.command(Command::Heal).unwrap();
+    run_for(&mut sim, 1_000);
+    sim.command(common::fetch(1, "orders", 0, Some(0))).unwrap();
+    run_for(&mut sim, 1_000);
+    let again = sim.consumer(1).unwrap().fetches().last().unwrap().result.clone().expect("answered after the heal");
+    assert_eq!((again.error, again.records), (ErrorCode::None, 1));
+}

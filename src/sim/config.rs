@@ -238,11 +238,21 @@ pub struct ConsumerConfig {
     pub max_partition_fetch_bytes: i32,
     #[serde(rename = "fetch.max.bytes")]
     pub fetch_max_bytes: i32,
+    /// `request.timeout.ms`: a fetch with no answer after this long is
+    /// given up, and the connection with it, as NetworkClient does.
+    #[serde(rename = "request.timeout.ms")]
+    pub request_timeout_ms: u64,
 }
 
 impl Default for ConsumerConfig {
     fn default() -> Self {
-        Self { fetch_min_bytes: 1, fetch_max_wait_ms: 500, max_partition_fetch_bytes: 1_048_576, fetch_max_bytes: 52_428_800 }
+        Self {
+            fetch_min_bytes: 1,
+            fetch_max_wait_ms: 500,
+            max_partition_fetch_bytes: 1_048_576,
+            fetch_max_bytes: 52_428_800,
+            request_timeout_ms: 30_000,
+        }
     }
 }
 

@@ -4,7 +4,7 @@
 
 use super::super::config::ConsumerConfig;
 use super::super::ids::{NodeId, RequestId, TopicPartition};
-use super::super::node::Ctx;
+use super::super::node::{Ctx, Timer};
 use super::super::protocol::{ErrorCode, FetchPartition, FetchRequest, Message, Request, RequestBody, ResponseBody};
 use super::super::record::batch;
 use super::super::trace::{Direction, Stage, TraceKind};
@@ -137,6 +137,26 @@ impl Consumer {
         self.in_flight.insert(id.correlation_id, (self.fetches.len(), leader));
         self.fetches.push(FetchOutcome { request: id, partition: spec.partition.clone(), fetch_offset: position, result: None });
         ctx.send(NodeId::Broker(leader), Message::Request(request));
+        ctx.timer(self.config.request_timeout_ms, Timer::Client(ClientTimer::RequestTimeout { correlation_id: id.correlation_id }));
+    }
+
+    /// NetworkClient.handleTimedOutRequests: a fetch unanswered for
+    /// request.timeout.ms (lost in a network cut, say) ends with
+    /// REQUEST_TIMED_OUT at the position it asked from, and the client drops
+    /// that connection: its other requests there end as a disconnect's do,
+    /// and the consumer asks for metadata again.
+    fn on_request_timeout(&mut self, ctx: &mut Ctx, correlation_id: i32) {
+        let Some((index, broker)) = self.in_flight.remove(&correlation_id) else {
+            return;
+        };
+        if let Some(outcome) = self.fetches.get_mut(index) {
+            let (request, partition, next_offset) = (outcome.request, outcome.partition.clone(), outcome.fetch_offset);
+            let error = ErrorCode::RequestTimedOut;
+            outcome.result = Some(FetchResult { error, records: 0, high_watermark: -1, next_offset });
+            ctx.trace(|| TraceKind::FetchCompleted { request, partition: partition.clone(), records: 0, next_offset, high_watermark: -1, error });
+            self.metadata.leaders.remove(&partition);
+        }
+        self.on_disconnect(ctx, broker);
     }
 
     /// The connection to `broker` closed: its fetches end with
@@ -172,6 +192,7 @@ impl Consumer {
                 self.metadata.on_timeout(ctx, self.id, &mut self.next_correlation_id, correlation_id)
             }
             ClientTimer::MetadataRetry => self.metadata.on_retry(ctx, self.id, &mut self.next_correlation_id),
+            ClientTimer::RequestTimeout { correlation_id } => self.on_request_timeout(ctx, correlation_id),
             _ => {}
         }
     }
