@@ -148,7 +148,7 @@ impl Broker {
                 continue;
             }
             if let Some(diverging) = pr.diverging_epoch {
-                let to = diverging.end_offset.min(p.log.log_end_offset());
+                let to = truncation_offset(&p.log, diverging);
                 if p.log.truncate_to(to, now).is_ok() {
                     p.producer_state.truncate_to(to);
                     p.high_watermark = p.high_watermark.min(p.log.log_end_offset());
@@ -232,5 +232,72 @@ impl Broker {
         }
         let delay = if backoff { self.config.replica_fetch_backoff_ms } else { 0 };
         self.schedule_fetch(ctx, leader, delay);
+    }
+}
+
+/// Where a follower truncates on a diverging epoch, as
+/// AbstractFetcherThread.getOffsetTruncationState decides it from the
+/// follower's own epoch cache: where its copy of the leader's epoch ends
+/// (and no further than the leader's end of it); if it lacks that epoch,
+/// where its own largest epoch below it ends, after which the next fetch
+/// asks again, so two replicas that each hold an epoch the other lacks
+/// converge; when its cache has no answer for that epoch (every epoch it
+/// holds is older), the leader's end offset. Never beyond its own log end
+/// offset.
+pub(crate) fn truncation_offset(log: &super::super::log::log::Log, diverging: super::super::protocol::EpochEndOffset) -> i64 {
+    let leo = log.log_end_offset();
+    match log.end_offset_for_epoch(diverging.epoch) {
+        None => diverging.end_offset.min(leo),
+        Some((mine, end)) if mine != diverging.epoch => end.min(leo),
+        Some((_, end)) => end.min(diverging.end_offset).min(leo),
+    }
+}
+
+#[cfg(test)]
+mod truncation_tests {
+    use super::truncation_offset;
+    use crate::sim::log::log::{Log, LogConfig};
+    use crate::sim::log::testutil::batch;
+    use crate::sim::protocol::EpochEndOffset;
+
+    /// A log of one-record batches, the i-th in epoch `epochs[i]`.
+    fn log_of(epochs: &[i32]) -> Log {
+        let mut log = Log::new(LogConfig::default(), 0).unwrap();
+        for (offset, epoch) in epochs.iter().enumerate() {
+            log.append_as_follower(&batch(offset as i64, 1, 100, 0, *epoch), 0).unwrap();
+        }
+        log
+    }
+
+    #[test]
+    fn a_follower_lacking_the_leaders_epoch_cuts_to_the_end_of_its_own_and_asks_again() {
+        // The leader holds epochs 0 (offsets 0 to 2) and 2 (from 3); the
+        // follower holds 0 (offsets 0 and 1) and 1 (offsets 2 and 3), which
+        // the leader never had. Asked about epoch 1, the leader answers
+        // "epoch 0 ends at 3". Taking that alone keeps the follower's
+        // offset 2, of epoch 1, where the leader has one of epoch 0: the
+        // logs would differ below both ends. The follower's own epoch 0 ends
+        // at 2, which is where it truncates.
+        let follower = log_of(&[0, 0, 1, 1]);
+        let leader = log_of(&[0, 0, 0, 2]);
+        let answer = leader.end_offset_for_epoch(1).map(|(epoch, end_offset)| EpochEndOffset { epoch, end_offset }).unwrap();
+        assert_eq!((answer.epoch, answer.end_offset), (0, 3));
+        assert_eq!(truncation_offset(&follower, answer), 2);
+        // A follower whose epochs are all older than the leader's answer has
+        // no answer of its own: the leader's end offset; and never beyond its
+        // own log end.
+        let older = log_of(&[0, 0]);
+        assert_eq!(truncation_offset(&older, EpochEndOffset { epoch: 2, end_offset: 1 }), 1);
+        let short = log_of(&[0]);
+        assert_eq!(truncation_offset(&short, EpochEndOffset { epoch: 0, end_offset: 5 }), 1);
+    }
+
+    #[test]
+    fn a_follower_without_the_leaders_epoch_truncates_to_its_floor_epochs_end() {
+        // The leader answers with epoch 2, which this follower lacks (it has
+        // 0 up to offset 2 and 3 from there): it truncates to where its own
+        // epoch 0 ends and will ask again with epoch 0.
+        let follower = log_of(&[0, 0, 3, 3]);
+        assert_eq!(truncation_offset(&follower, EpochEndOffset { epoch: 2, end_offset: 3 }), 2);
     }
 }

@@ -15,4 +15,4 @@ pub mod log;
 pub mod segment;
 
 #[cfg(test)]
-mod testutil;
+pub(crate) mod testutil;
