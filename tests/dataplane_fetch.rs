@@ -12,10 +12,10 @@ use kafkascope::sim::protocol::{ApiKey, ErrorCode};
 use kafkascope::sim::simulation::{ClientSpec, Simulation};
 use kafkascope::sim::trace::{ReadBound, TraceKind};
 
-#[test]
-fn consumers_read_only_up_to_the_high_watermark() {
-    // The followers' fetches wait 5 s for a megabyte, so acks=1 records sit
-    // above the HW on the leader; the followers stay in the ISR.
+/// Three acks=1 records on the leader of "orders-0", all above its HW: the
+/// followers' fetches wait 5 s for a megabyte, so they do not have them yet,
+/// and they stay in the ISR.
+fn three_records_above_the_high_watermark() -> Simulation {
     let broker = BrokerConfig {
         replica_fetch_min_bytes: 1_000_000,
         replica_fetch_wait_max_ms: 5_000,
@@ -29,6 +29,12 @@ fn consumers_read_only_up_to_the_high_watermark() {
         run_for(&mut sim, 20);
     }
     run_for(&mut sim, 200);
+    sim
+}
+
+#[test]
+fn consumers_read_only_up_to_the_high_watermark() {
+    let mut sim = three_records_above_the_high_watermark();
     assert_eq!(acked(&sim, 0), vec![0, 1, 2], "acks=1: acknowledged by the leader alone");
     let leader = leader_of(&sim, "orders", 0);
     let r = sim.view().replica("orders", 0, leader).unwrap().clone();
@@ -215,19 +221,7 @@ fn a_fetch_from_above_the_high_watermark_is_answered_at_once() {
     // nothing, instead of parking it for fetch.max.wait.ms. It happens to a
     // consumer that read up to an old leader's HW and asks a new leader whose
     // HW has not caught up yet; here acks=1 records sit above the HW.
-    let broker = BrokerConfig {
-        replica_fetch_min_bytes: 1_000_000,
-        replica_fetch_wait_max_ms: 5_000,
-        replica_lag_time_max_ms: 1_000_000,
-        ..Default::default()
-    };
-    let config = cluster(3, broker, vec![TopicSpec::new("orders", 1, 3)], vec![producer(1), consumer()]);
-    let mut sim = Simulation::new(config, 14).unwrap();
-    for i in 0..3 {
-        sim.command(common::produce(0, "orders", Some("k"), &format!("v{i}"))).unwrap();
-        run_for(&mut sim, 20);
-    }
-    run_for(&mut sim, 200);
+    let mut sim = three_records_above_the_high_watermark();
     let leader = leader_of(&sim, "orders", 0);
     let r = sim.view().replica("orders", 0, leader).unwrap().clone();
     assert_eq!((r.log_end_offset, r.high_watermark), (3, 0));
