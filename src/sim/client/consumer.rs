@@ -149,14 +149,20 @@ impl Consumer {
         let Some((index, broker)) = self.in_flight.remove(&correlation_id) else {
             return;
         };
-        if let Some(outcome) = self.fetches.get_mut(index) {
-            let (request, partition, next_offset) = (outcome.request, outcome.partition.clone(), outcome.fetch_offset);
-            let error = ErrorCode::RequestTimedOut;
-            outcome.result = Some(FetchResult { error, records: 0, high_watermark: -1, next_offset });
-            ctx.trace(|| TraceKind::FetchCompleted { request, partition: partition.clone(), records: 0, next_offset, high_watermark: -1, error });
-            self.metadata.leaders.remove(&partition);
-        }
+        self.fail_fetch(ctx, index, ErrorCode::RequestTimedOut);
         self.on_disconnect(ctx, broker);
+    }
+
+    /// Ends the fetch at `index` with `error` and nothing read, at the
+    /// position it asked from, and forgets its partition's leader; returns
+    /// that partition.
+    fn fail_fetch(&mut self, ctx: &mut Ctx, index: usize, error: ErrorCode) -> Option<TopicPartition> {
+        let outcome = self.fetches.get_mut(index)?;
+        let (request, partition, next_offset) = (outcome.request, outcome.partition.clone(), outcome.fetch_offset);
+        outcome.result = Some(FetchResult { error, records: 0, high_watermark: -1, next_offset });
+        ctx.trace(|| TraceKind::FetchCompleted { request, partition: partition.clone(), records: 0, next_offset, high_watermark: -1, error });
+        self.metadata.leaders.remove(&partition);
+        Some(partition)
     }
 
     /// The connection to `broker` closed: its fetches end with
@@ -169,19 +175,7 @@ impl Consumer {
             self.in_flight.iter().filter(|(_, (_, b))| *b == broker).map(|(c, (i, _))| (*c, *i)).collect();
         for (correlation_id, index) in failed {
             self.in_flight.remove(&correlation_id);
-            let Some(outcome) = self.fetches.get_mut(index) else { continue };
-            let (request, partition, next_offset) = (outcome.request, outcome.partition.clone(), outcome.fetch_offset);
-            let error = ErrorCode::NetworkException;
-            outcome.result = Some(FetchResult { error, records: 0, high_watermark: -1, next_offset });
-            ctx.trace(|| TraceKind::FetchCompleted {
-                request,
-                partition: partition.clone(),
-                records: 0,
-                next_offset,
-                high_watermark: -1,
-                error,
-            });
-            self.metadata.leaders.remove(&partition);
+            let Some(partition) = self.fail_fetch(ctx, index, ErrorCode::NetworkException) else { continue };
             self.metadata.request(ctx, me, &mut self.next_correlation_id, &partition.topic);
         }
     }
