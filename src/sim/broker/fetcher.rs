@@ -178,18 +178,7 @@ impl Broker {
                         // lookup is for client appends), so a new leader
                         // recognises a retry of a batch it replicated.
                         if let Ok(h) = batch::read_header(one) {
-                            if h.producer_id >= 0 {
-                                p.producer_state.record(
-                                    h.producer_id,
-                                    h.producer_epoch,
-                                    super::producer_state::BatchMetadata {
-                                        first_seq: h.base_sequence,
-                                        last_seq: h.base_sequence.wrapping_add(h.last_offset_delta),
-                                        first_offset: info.first_offset,
-                                        last_offset: info.last_offset,
-                                    },
-                                );
-                            }
+                            p.producer_state.record_appended(&h, info.first_offset, info.last_offset);
                         }
                         // A follower rolls on its own, by the same rules as
                         // the leader, and says so as the leader does.

@@ -14,7 +14,7 @@ use super::super::record::batch;
 use super::super::log::log::LogError;
 use super::super::trace::{Direction, RejectReason, Stage, TraceKind, WaitReason};
 use super::partition::{IsrChange, Partition};
-use super::producer_state::{BatchMetadata, SequenceCheck};
+use super::producer_state::SequenceCheck;
 use super::{Broker, BrokerTimer, IoWork};
 use crate::sim::collections::BTreeMap;
 
@@ -328,18 +328,7 @@ impl Broker {
             }
             Err(_) => return reject(ctx, ErrorCode::CorruptMessage, RejectReason::LogRefused),
         };
-        if idempotent {
-            p.producer_state.record(
-                header.producer_id,
-                header.producer_epoch,
-                BatchMetadata {
-                    first_seq: header.base_sequence,
-                    last_seq,
-                    first_offset: info.first_offset,
-                    last_offset: info.last_offset,
-                },
-            );
-        }
+        p.producer_state.record_appended(&header, info.first_offset, info.last_offset);
         if let (true, Some(reason)) = (info.rolled, info.roll_reason) {
             ctx.trace(|| TraceKind::SegmentRolled {
                 partition: tp.clone(),

@@ -4,6 +4,7 @@
 //! recognised and answered with its original offsets instead of appended twice.
 
 use crate::sim::collections::BTreeMap;
+use crate::sim::record::batch::BatchHeader;
 use std::collections::VecDeque;
 
 /// How many batches per producer the broker remembers (Kafka's
@@ -84,6 +85,23 @@ impl ProducerStateManager {
         while entry.batches.len() > BATCHES_TO_RETAIN {
             entry.batches.pop_front();
         }
+    }
+
+    /// Remembers a batch appended at `first_offset..=last_offset`, leader or
+    /// follower alike (UnifiedLog.append updates the producer state for
+    /// every append), from its header; a batch of no idempotent producer
+    /// (producer id -1) leaves no state.
+    pub fn record_appended(&mut self, header: &BatchHeader, first_offset: i64, last_offset: i64) {
+        if header.producer_id < 0 {
+            return;
+        }
+        let batch = BatchMetadata {
+            first_seq: header.base_sequence,
+            last_seq: header.base_sequence.wrapping_add(header.last_offset_delta),
+            first_offset,
+            last_offset,
+        };
+        self.record(header.producer_id, header.producer_epoch, batch);
     }
 
     /// Forgets batches at or above `offset`, as a follower truncation does.
