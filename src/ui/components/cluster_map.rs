@@ -117,8 +117,12 @@ pub fn cluster_map(props: &ClusterMapProps) -> Html {
 /// followed one always, the background when its trip is at least
 /// `shortest_trip_ms`.
 pub fn drawn(m: &InFlightView, shortest_trip_ms: u64, followed: bool) -> bool {
-    let mine = matches!(m.request.client, NodeId::Client(_)) && m.rpc.is_none();
-    mine || followed || m.arrives_at_ms.saturating_sub(m.sent_at_ms) >= shortest_trip_ms
+    is_mine(m) || followed || m.arrives_at_ms.saturating_sub(m.sent_at_ms) >= shortest_trip_ms
+}
+
+/// A client's data-plane request or its response: the learner's own traffic.
+fn is_mine(m: &InFlightView) -> bool {
+    matches!(m.request.client, NodeId::Client(_)) && m.rpc.is_none()
 }
 
 fn ordered(a: NodeId, b: NodeId) -> (NodeId, NodeId) {
@@ -408,7 +412,7 @@ fn message_dot(
     let p = progress(now_ms, m);
     let (x, y) = (x1 + (x2 - x1) * p, y1 + (y2 - y1) * p);
     let response = m.direction == Direction::Response;
-    let mine = matches!(m.request.client, NodeId::Client(_)) && m.rpc.is_none();
+    let mine = is_mine(m);
     let name = m.rpc.clone().unwrap_or_else(|| m.api.name().to_string());
     let followed = follow.is_some_and(|f| f.followed == Some(m.request));
     let class = classes!(
