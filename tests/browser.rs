@@ -17,6 +17,13 @@ fn the_trace_hash_matches_native() {
     assert_eq!(sim.trace_hash(), common::GOLDEN_TRACE_HASH, "got {:#x}", sim.trace_hash());
 }
 
+/// The same holds for the booted KRaft run the page shows.
+#[wasm_bindgen_test]
+fn the_kraft_trace_hash_matches_native() {
+    let sim = common::determinism_run_kraft(42);
+    assert_eq!(sim.trace_hash(), common::GOLDEN_KRAFT_TRACE_HASH, "got {:#x}", sim.trace_hash());
+}
+
 fn document() -> web_sys::Document {
     web_sys::window().unwrap().document().unwrap()
 }

@@ -28,6 +28,25 @@ fn golden_trace_hash_is_stable() {
     );
 }
 
+#[test]
+fn golden_kraft_trace_hash_is_stable() {
+    let sim = common::determinism_run_kraft(42);
+    assert_eq!(
+        sim.trace_hash(),
+        common::GOLDEN_KRAFT_TRACE_HASH,
+        "trace hash of the KRaft run changed: got {:#x}; if intended, update GOLDEN_KRAFT_TRACE_HASH",
+        sim.trace_hash()
+    );
+}
+
+#[test]
+fn the_kraft_run_is_the_same_twice_and_differs_by_seed() {
+    let a = common::determinism_run_kraft(42);
+    let b = common::determinism_run_kraft(42);
+    assert_eq!(a.trace(), b.trace());
+    assert_ne!(a.trace_hash(), common::determinism_run_kraft(43).trace_hash());
+}
+
 /// The hash covers each event's data as JSON, not its text, so rewording a
 /// trace line (the CLI's or the page's) can never move the golden hash.
 #[test]

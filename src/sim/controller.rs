@@ -15,7 +15,7 @@
 use super::config::TopicSpec;
 use super::ids::{NodeId, TopicName, TopicPartition};
 use super::node::{Ctx, Timer};
-use super::placement::assign_replicas;
+use super::placement::{assign_replicas, UsableBroker};
 use super::protocol::{ErrorCode, Message};
 use super::raft::log::RaftRecord;
 use super::raft::config::RaftConfig;
@@ -546,13 +546,16 @@ impl Controller {
         if missing.is_empty() {
             return;
         }
-        let unfenced: Vec<u32> = image.brokers.iter().filter(|(_, b)| !b.1).map(|(id, _)| *id).collect();
-        if (unfenced.len() as u32) < self.setup.brokers {
+        let usable: Vec<UsableBroker> =
+            image.brokers.iter().map(|(id, (_, fenced))| UsableBroker { id: *id, fenced: *fenced }).collect();
+        if (usable.iter().filter(|b| !b.fenced).count() as u32) < self.setup.brokers {
             return;
         }
         for t in missing {
+            // The setup was validated against the broker count, so placement
+            // cannot fail here; a topic it could not place would stay missing.
+            let Ok(assignments) = assign_replicas(&usable, t.partitions, t.replication_factor, ctx.rng) else { continue };
             self.append(ctx, MetadataRecord::Topic { name: t.name.clone(), partitions: t.partitions });
-            let assignments = assign_replicas(&unfenced, t.partitions, t.replication_factor, ctx.rng);
             // One shared name for all of the topic's partitions, so their
             // copies compare by pointer instead of by string.
             let name = TopicName::from(t.name.as_str());

@@ -9,7 +9,7 @@ use super::controller::{Controller, ControllerSetup};
 use super::config::{BrokerConfig, ConsumerConfig, ProducerConfig, TopicConfig, TopicSpec};
 use super::ids::{NodeId, TopicName, TopicPartition};
 use super::node::{Ctx, Output, Timer};
-use super::placement::assign_replicas;
+use super::placement::{assign_replicas, UsableBroker};
 use super::protocol::{ErrorCode, Message};
 use super::raft::config::RaftConfig;
 use super::record::batch::Header;
@@ -433,7 +433,7 @@ fn validate(config: &ClusterConfig) -> Result<(), ConfigError> {
         if !valid_topic_name(&t.name) {
             return Err(ConfigError::new(
                 ErrorCode::InvalidConfig,
-                format!("{:?} is not a legal topic name: use 1 to 249 of a-z, A-Z, 0-9, '.', '_' and '-'", t.name),
+                format!("\"{}\" is not a legal topic name: use 1 to 249 of a-z, A-Z, 0-9, '.', '_' and '-'", t.name),
             ));
         }
         if !names.insert(t.name.clone()) {
@@ -476,7 +476,10 @@ impl Simulation {
             // One shared name for all of a topic's partitions: every copy of
             // them then compares by pointer instead of by string.
             let name = TopicName::from(t.name.as_str());
-            for (p, replicas) in assign_replicas(&broker_ids, t.partitions, t.replication_factor, &mut rng).into_iter().enumerate() {
+            let usable: Vec<UsableBroker> = broker_ids.iter().map(|id| UsableBroker { id: *id, fenced: false }).collect();
+            // `validate` has checked the replication factor against the brokers.
+            let assignment = assign_replicas(&usable, t.partitions, t.replication_factor, &mut rng).unwrap_or_default();
+            for (p, replicas) in assignment.into_iter().enumerate() {
                 metadata.partitions.insert(
                     TopicPartition::new(name.clone(), p as u32),
                     PartitionAssignment { leader: replicas.first().copied(), leader_epoch: 0, isr: replicas.clone(), replicas },

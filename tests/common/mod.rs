@@ -23,8 +23,21 @@ pub fn fetch(client: u32, topic: &str, partition: u32, offset: Option<i64>) -> C
 
 /// Three brokers, a replicated topic, producers with every acks setting and a
 /// consumer, with small queues so jitter, round-robin connection assignment
-/// and backpressure all matter.
+/// and backpressure all matter. Static metadata (no controller quorum), so
+/// the data plane alone decides the run.
 pub fn determinism_run(seed: u64) -> Simulation {
+    determinism_workload(seed, 0)
+}
+
+/// The same workload on the cluster a learner sees: a quorum of three
+/// controllers elects an active controller, the brokers register and are
+/// unfenced, the controller places the topics; the records are produced
+/// once every partition has a leader that knows it leads.
+pub fn determinism_run_kraft(seed: u64) -> Simulation {
+    determinism_workload(seed, 3)
+}
+
+fn determinism_workload(seed: u64, controllers: u32) -> Simulation {
     let config = ClusterConfig {
         brokers: 3,
         broker: BrokerConfig { num_network_threads: 2, num_io_threads: 2, queued_max_requests: 2, ..Default::default() },
@@ -37,9 +50,18 @@ pub fn determinism_run(seed: u64) -> Simulation {
         ],
         link_latency_ms: 2,
         link_jitter_ms: 3,
-        controllers: 0,
+        controllers,
     };
     let mut sim = Simulation::new(config, seed).expect("valid config");
+    if controllers > 0 {
+        let mut waited = 0;
+        while !every_partition_is_led(&sim) {
+            assert!(waited < 60_000, "seed {seed}: the cluster did not come up in 60 s");
+            sim.run_until(sim.now_ms() + 10);
+            waited += 10;
+        }
+    }
+    let start = sim.now_ms();
     for round in 0..5 {
         for client in 0..3 {
             let key = format!("key-{client}-{round}");
@@ -52,14 +74,31 @@ pub fn determinism_run(seed: u64) -> Simulation {
     for p in 0..3 {
         sim.command(fetch(3, "orders", p, Some(0))).expect("valid command");
     }
-    sim.run_until(2_000);
+    sim.run_until(start + 2_000);
     sim
+}
+
+/// Every partition of the four the workload uses has a leader whose own
+/// replica knows it leads at the partition's current epoch.
+fn every_partition_is_led(sim: &Simulation) -> bool {
+    let view = sim.view();
+    view.partitions.len() == 4
+        && view.partitions.iter().all(|p| {
+            p.leader.is_some_and(|l| {
+                view.replica(&p.topic, p.partition, l).is_some_and(|r| r.is_leader && r.leader_epoch == p.leader_epoch)
+            })
+        })
 }
 
 /// The trace hash of `determinism_run(42)`. If a change alters it on purpose,
 /// update it here: the browser test then checks wasm agrees with native. It
 /// hashes each event's data as JSON, so rewording a trace line leaves it alone.
-pub const GOLDEN_TRACE_HASH: u64 = 0x81bef36653e5a684;
+pub const GOLDEN_TRACE_HASH: u64 = 0x59e36b1e56943ed6;
+
+/// The trace hash of `determinism_run_kraft(42)`: the boot (election,
+/// registrations, topic creation) and the same workload, on the metadata mode
+/// the page runs.
+pub const GOLDEN_KRAFT_TRACE_HASH: u64 = 0x89fddee1b7b9d35c;
 
 // ---------------------------------------------------------------------------
 // Helpers of the data-plane tests (tests/dataplane_*.rs).
