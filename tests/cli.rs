@@ -125,7 +125,9 @@ fn run_prints_faults_elections_and_fencing_readably() {
 fn run_prints_raft_events_as_sentences_not_rust_values() {
     let out = ok(&["run", &scenario("faults.json")]);
     for line in [
-        "controller 1 became a candidate for epoch 1 after its election timeout",
+        "controller 1 became prospective in epoch 0 after its election timeout: it asks for pre-votes for up to ",
+        "controller 2 grants controller 1 its pre-vote in epoch 0",
+        "controller 1 became a candidate for epoch 1 after winning the pre-vote",
         "controller 2 grants controller 1 its vote in epoch 1",
         "controller 1 became leader of epoch 1, which starts at metadata offset 0",
         "controller 0 is unattached in epoch 0: it stands for election in ",

@@ -149,3 +149,55 @@ fn brokers_follow_a_new_active_controller_and_it_fences_a_dead_broker() {
         assert_ne!(pv.leader, Some(2), "orders-{p} moved off the dead broker");
     }
 }
+
+/// KIP-996, on by default as in Kafka 4.0: a follower controller cut off
+/// from the quorum only asks for pre-votes, which no one grants while the
+/// leader is alive, so it never raises the epoch and, once healed, rejoins
+/// without unseating the active controller. With pre-vote off (Kafka 3.x)
+/// the same cut makes it raise the epoch, and the heal forces a new
+/// election.
+#[test]
+fn a_controller_cut_off_and_healed_disturbs_the_quorum_only_without_pre_vote() {
+    use kafkascope::sim::simulation::NodeSet;
+    for seed in 1..=5 {
+        for pre_vote in [true, false] {
+            let mut config = common::cluster(3, BrokerConfig::default(), vec![TopicSpec::new("orders", 3, 3)], vec![]);
+            config.controllers = 3;
+            config.pre_vote = pre_vote;
+            let mut sim = Simulation::new(config, seed).expect("valid config");
+            sim.run_until(4_000);
+            let active = sim.active_controller().unwrap_or_else(|| panic!("seed {seed}: no active controller"));
+            let epoch = sim.controller(active).unwrap().raft().unwrap().epoch();
+            let cut = (0..3).find(|c| *c != active).unwrap();
+            let rest = NodeSet {
+                brokers: vec![0, 1, 2],
+                controllers: (0..3).filter(|c| *c != cut).collect(),
+                clients: vec![],
+            };
+            let alone = NodeSet { controllers: vec![cut], ..NodeSet::default() };
+            sim.command(Command::Partition { a: alone, b: rest }).unwrap();
+            sim.run_until(14_000);
+            let cut_epoch = sim.controller(cut).unwrap().raft().unwrap().epoch();
+            sim.command(Command::Heal).unwrap();
+            sim.run_until(20_000);
+            let now_active = sim.active_controller();
+            let now_epoch = sim.controller(active).unwrap().raft().unwrap().epoch();
+            if pre_vote {
+                assert_eq!(cut_epoch, epoch, "seed {seed}: the cut-off controller kept its epoch");
+                assert_eq!(now_active, Some(active), "seed {seed}: the active controller stayed");
+                assert_eq!(now_epoch, epoch, "seed {seed}: no election after the heal");
+                assert!(
+                    sim.trace().iter().any(|e| matches!(
+                        &e.kind,
+                        TraceKind::Raft { controller, event: kafkascope::sim::raft::output::RaftEvent::VoteRequested { pre_vote: true, .. } }
+                            if *controller == cut
+                    )),
+                    "seed {seed}: the cut-off controller asked for pre-votes"
+                );
+            } else {
+                assert!(cut_epoch > epoch, "seed {seed}: without pre-vote the cut-off controller raised its epoch");
+                assert!(now_epoch > epoch, "seed {seed}: and the heal forced a new election ({epoch} -> {now_epoch})");
+            }
+        }
+    }
+}

@@ -117,6 +117,7 @@ impl Gen {
             acks: self.pick(&[-1, 1, 0]),
             min_insync_replicas: if any { self.u32() } else { 1 + self.below(3) as u32 },
             unclean_leader_election_enable: self.chance(2),
+            pre_vote: self.chance(2),
             seed: self.u64(),
         }
     }

@@ -208,6 +208,7 @@ fn cluster(setting: Setting) -> ClusterConfig {
         link_latency_ms: 2,
         link_jitter_ms: 2,
         controllers: CONTROLLERS,
+        pre_vote: true,
     }
 }
 

@@ -61,6 +61,9 @@ pub struct ClusterShape {
     /// Dedicated KRaft controllers (1, 3 or 5); 0, the default, for none.
     #[serde(skip_serializing_if = "is_zero")]
     pub controllers: u32,
+    /// KIP-996 pre-vote in the controller quorum: true, Kafka 4.0's
+    /// behaviour, unless the scenario says false.
+    pub pre_vote: bool,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -76,6 +79,7 @@ impl Default for ClusterShape {
             link_latency_ms: c.link_latency_ms,
             link_jitter_ms: c.link_jitter_ms,
             controllers: c.controllers,
+            pre_vote: c.pre_vote,
         }
     }
 }
@@ -230,6 +234,7 @@ impl Scenario {
             link_latency_ms: self.cluster.link_latency_ms,
             link_jitter_ms: self.cluster.link_jitter_ms,
             controllers: self.cluster.controllers,
+            pre_vote: self.cluster.pre_vote,
         }
     }
 

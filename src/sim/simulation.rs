@@ -41,6 +41,10 @@ pub struct ClusterConfig {
     /// 0 runs without a control plane: brokers get a static assignment at
     /// start, as before.
     pub controllers: u32,
+    /// KIP-996 pre-vote for the controller quorum: on, as in Kafka 4.0, a
+    /// controller that lost its leader asks for pre-votes before it bumps
+    /// the epoch; off shows the 3.x election.
+    pub pre_vote: bool,
 }
 
 /// A client to start: a producer or a consumer, with its configuration.
@@ -61,6 +65,7 @@ impl Default for ClusterConfig {
             link_latency_ms: 2,
             link_jitter_ms: 1,
             controllers: 0,
+            pre_vote: true,
         }
     }
 }
@@ -517,7 +522,7 @@ impl Simulation {
         }
         let setup = ControllerSetup { brokers: config.brokers, topics: config.topics.clone() };
         for c in &voters {
-            let controller = Controller::new(*c, &voters, RaftConfig::default(), setup.clone());
+            let controller = Controller::new(*c, &voters, RaftConfig { pre_vote: config.pre_vote, ..RaftConfig::default() }, setup.clone());
             nodes.insert(NodeId::Controller(*c), Node::Controller(Box::new(controller)));
         }
         let nodes = Nodes::new(nodes, config.brokers, config.controllers);

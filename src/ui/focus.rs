@@ -638,6 +638,11 @@ mod tests {
         let from = s.timeline_index();
         s.command_now(Command::KillBroker { broker: 2 }).unwrap();
         assert!(s.seek(60_000, |e| matches!(e.kind, TraceKind::MetadataRecordApplied { .. })));
+        // Then until a voter that follows the active controller has
+        // advanced its high watermark too.
+        let active = NodeId::Controller(s.view().quorum.unwrap().active.unwrap());
+        assert!(s.seek(5_000, |e| e.node != active
+            && matches!(e.kind, TraceKind::Raft { event: RaftEvent::HighWatermarkAdvanced { .. }, .. })));
         let events = tagged(&s, from);
         let hws: Vec<(NodeId, i64, bool)> = events
             .iter()
@@ -648,7 +653,6 @@ mod tests {
                 _ => None,
             })
             .collect();
-        let active = NodeId::Controller(s.view().quorum.unwrap().active.unwrap());
         let notable: Vec<&(NodeId, i64, bool)> = hws.iter().filter(|h| h.2).collect();
         assert!(!notable.is_empty() && notable.iter().all(|h| h.0 == active), "the leader's commit of the fencing: {hws:?}");
         assert!(hws.iter().any(|h| !h.2 && h.0 != active), "the voters following it are routine: {hws:?}");

@@ -54,6 +54,11 @@ pub struct Setup {
     /// from outside the ISR when no ISR replica is alive.
     #[serde(rename = "unclean.leader.election.enable")]
     pub unclean_leader_election_enable: bool,
+    /// KIP-996 pre-vote in the controller quorum, on as in Kafka 4.0. Links
+    /// made before the page had the choice have none in their JSON: off, the
+    /// election they were made with, so they replay the same.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pre_vote: bool,
     pub seed: u64,
 }
 
@@ -79,6 +84,7 @@ impl Default for Setup {
             acks: -1,
             min_insync_replicas: 1,
             unclean_leader_election_enable: false,
+            pre_vote: true,
             seed: super::session::DEFAULT_SEED,
         }
     }
@@ -136,6 +142,7 @@ impl Setup {
         ClusterConfig {
             brokers: self.brokers,
             controllers: self.controllers,
+            pre_vote: self.pre_vote,
             topics: self
                 .topics
                 .iter()
@@ -230,6 +237,7 @@ pub struct SetupDraft {
     pub acks: i16,
     pub min_insync_replicas: String,
     pub unclean_leader_election_enable: bool,
+    pub pre_vote: bool,
     pub seed: String,
 }
 
@@ -247,6 +255,7 @@ impl From<&Setup> for SetupDraft {
             acks: s.acks,
             min_insync_replicas: s.min_insync_replicas.to_string(),
             unclean_leader_election_enable: s.unclean_leader_election_enable,
+            pre_vote: s.pre_vote,
             seed: s.seed.to_string(),
         }
     }
@@ -278,6 +287,7 @@ impl SetupDraft {
             acks: self.acks,
             min_insync_replicas: number(&self.min_insync_replicas, Field::MinInsyncReplicas)?,
             unclean_leader_election_enable: self.unclean_leader_election_enable,
+            pre_vote: self.pre_vote,
             seed: number(&self.seed, Field::Seed)?,
         })
     }

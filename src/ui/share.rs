@@ -213,6 +213,7 @@ const SETUP_FIELDS: &[&str] = &[
     "acks",
     "min.insync.replicas",
     "unclean.leader.election.enable",
+    "pre_vote",
     "seed",
 ];
 const TOPIC_FIELDS: &[&str] = &["name", "partitions", "replication.factor"];
@@ -283,6 +284,12 @@ fn write_setup(w: &mut Writer, s: &Setup) {
     w.number(s.min_insync_replicas);
     w.key("unclean.leader.election.enable");
     w.bool(s.unclean_leader_election_enable);
+    // Written only when on, as the serde derive skips it when off, so a
+    // link from before the choice is written again byte for byte.
+    if s.pre_vote {
+        w.key("pre_vote");
+        w.bool(true);
+    }
     w.key("seed");
     w.number(s.seed);
     w.close('}');
@@ -298,6 +305,7 @@ fn read_setup(r: &mut Reader) -> Result<Setup, JsonError> {
         acks: o.need(r, "acks", read_acks)?,
         min_insync_replicas: o.need(r, "min.insync.replicas", Reader::u32)?,
         unclean_leader_election_enable: o.need(r, "unclean.leader.election.enable", Reader::bool)?,
+        pre_vote: o.get(r, "pre_vote", Reader::bool)?.unwrap_or(false),
         seed: o.need(r, "seed", Reader::u64)?,
     };
     o.finish(r)?;
@@ -507,7 +515,12 @@ mod tests {
     }
 
     fn a_session() -> (Setup, Session) {
-        let setup = Setup { seed: 9, min_insync_replicas: 2, unclean_leader_election_enable: true, ..Setup::default() };
+        a_session_with(true)
+    }
+
+    fn a_session_with(pre_vote: bool) -> (Setup, Session) {
+        let setup =
+            Setup { seed: 9, min_insync_replicas: 2, unclean_leader_election_enable: true, pre_vote, ..Setup::default() };
         let mut s = setup.start().unwrap();
         s.command(produce("a")).unwrap();
         for _ in 0..30 {
@@ -537,16 +550,21 @@ mod tests {
         assert_eq!(reopened.view(), s.view());
         assert_eq!(reopened.sim().trace_hash(), s.sim().trace_hash());
         assert_eq!((reopened.timeline_index(), reopened.timeline_len()), (45, s.timeline_len()));
-        assert_eq!(back.setup, setup, "the unclean election choice travels with the link");
+        assert_eq!(back.setup, setup, "the unclean election and pre-vote choices travel with the link");
+        let (off, s) = a_session_with(false);
+        let back = ShareLink::decode(&ShareLink::of(&off, &s).encode()).unwrap();
+        assert!(!back.setup.pre_vote, "pre-vote off travels too");
+        assert_eq!(back.open().unwrap().sim().trace_hash(), s.sim().trace_hash());
     }
 
-    /// A link the page made with serde_json, before it had its own JSON:
-    /// it opens to the same session, and the page writes it again byte for
+    /// A link the page made with serde_json, before it had its own JSON
+    /// (and before the pre-vote choice, so its quorum runs without): it
+    /// opens to the same session, and the page writes it again byte for
     /// byte.
     #[test]
     fn a_link_made_with_serde_json_opens_and_is_written_the_same() {
         const MADE_WITH_SERDE_JSON: &str = "s=eyJ2IjoxLCJzZXR1cCI6eyJicm9rZXJzIjozLCJjb250cm9sbGVycyI6MywiY29uc3VtZXJzIjoxLCJ0b3BpY3MiOlt7Im5hbWUiOiJvcmRlcnMiLCJwYXJ0aXRpb25zIjozLCJyZXBsaWNhdGlvbi5mYWN0b3IiOjN9XSwiYWNrcyI6ImFsbCIsIm1pbi5pbnN5bmMucmVwbGljYXMiOjIsInVuY2xlYW4ubGVhZGVyLmVsZWN0aW9uLmVuYWJsZSI6dHJ1ZSwic2VlZCI6OX0sImFjdGlvbnMiOlt7ImF0X3N0ZXAiOjI0NiwiYWN0aW9uIjoicHJvZHVjZSIsImNsaWVudCI6MCwidG9waWMiOiJvcmRlcnMiLCJrZXkiOiJhIiwidmFsdWUiOiJ2IiwiaGVhZGVycyI6W10sInBhcnRpdGlvbiI6bnVsbCwidGltZXN0YW1wX21zIjpudWxsfSx7ImF0X3N0ZXAiOjI4MSwiYWN0aW9uIjoicHJvZHVjZSIsImNsaWVudCI6MCwidG9waWMiOiJvcmRlcnMiLCJrZXkiOiLDvG7Dr2PDtmTDqSBrZXkiLCJ2YWx1ZSI6InYiLCJoZWFkZXJzIjpbXSwicGFydGl0aW9uIjpudWxsLCJ0aW1lc3RhbXBfbXMiOm51bGx9XSwiZW5kX3N0ZXAiOjMxNCwicG9zaXRpb24iOjQ1fQ";
-        let (setup, s) = a_session();
+        let (setup, s) = a_session_with(false);
         let link = ShareLink::decode(MADE_WITH_SERDE_JSON).unwrap();
         assert_eq!(link, ShareLink::of(&setup, &s));
         assert_eq!(link.encode(), MADE_WITH_SERDE_JSON);

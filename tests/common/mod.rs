@@ -51,6 +51,7 @@ fn determinism_workload(seed: u64, controllers: u32) -> Simulation {
         link_latency_ms: 2,
         link_jitter_ms: 3,
         controllers,
+        pre_vote: true,
     };
     let mut sim = Simulation::new(config, seed).expect("valid config");
     if controllers > 0 {
@@ -98,7 +99,7 @@ pub const GOLDEN_TRACE_HASH: u64 = 0x59e36b1e56943ed6;
 /// The trace hash of `determinism_run_kraft(42)`: the boot (election,
 /// registrations, topic creation) and the same workload, on the metadata mode
 /// the page runs.
-pub const GOLDEN_KRAFT_TRACE_HASH: u64 = 0x89fddee1b7b9d35c;
+pub const GOLDEN_KRAFT_TRACE_HASH: u64 = 0x2b1300538dc6b49c;
 
 // ---------------------------------------------------------------------------
 // Helpers of the data-plane tests (tests/dataplane_*.rs).
@@ -114,7 +115,7 @@ use kafkascope::sim::trace::{Direction, TraceEvent, TraceKind};
 /// A cluster of `brokers` with these topics and clients, links of 2 ms and
 /// 1 ms of jitter.
 pub fn cluster(brokers: u32, broker: BrokerConfig, topics: Vec<TopicSpec>, clients: Vec<ClientSpec>) -> ClusterConfig {
-    ClusterConfig { brokers, broker, topics, clients, link_latency_ms: 2, link_jitter_ms: 1, controllers: 0 }
+    ClusterConfig { brokers, broker, topics, clients, link_latency_ms: 2, link_jitter_ms: 1, controllers: 0, pre_vote: true }
 }
 
 /// A producer with this acks setting and linger.ms 0, idempotent only for acks=all.

@@ -30,9 +30,9 @@ pub struct RaftConfig {
     pub retry_backoff_ms: u64,
     /// KIP-996 pre-vote: when set, a node that times out first asks for
     /// pre-votes in its current epoch (the Prospective state) and bumps the
-    /// epoch only once a majority would vote for it. Kafka 4.0 enables it
-    /// when every voter supports it; here it is off by default so the plain
-    /// election that the reference describes is what a learner sees first.
+    /// epoch only once a majority would vote for it. On by default, as in
+    /// Kafka 4.0, whose voters all support it; off shows the 3.x election,
+    /// where a voter that times out bumps the epoch at once.
     pub pre_vote: bool,
     /// The most log entries one fetch response carries; Kafka bounds a fetch
     /// by bytes (8 MiB), the simulation by entries.
@@ -48,7 +48,7 @@ impl Default for RaftConfig {
             fetch_max_wait_ms: 500,
             request_timeout_ms: 2_000,
             retry_backoff_ms: 20,
-            pre_vote: false,
+            pre_vote: true,
             fetch_max_entries: 512,
         }
     }

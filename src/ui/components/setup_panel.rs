@@ -61,16 +61,18 @@ pub fn setup_panel(props: &SetupPanelProps) -> Html {
     let on_consumers = choose(|d, v| v.parse().ok().map(|n| d.consumers = n));
     let on_acks = choose(|d, v| v.parse().ok().map(|a| d.acks = a));
     let on_controllers = choose(|d, v| v.parse().ok().map(|n| d.controllers = n));
-    let on_unclean = {
+    let toggle = |f: fn(&mut SetupDraft, bool)| {
         let draft = draft.clone();
         Callback::from(move |e: Event| {
             if let Some(c) = e.target_dyn_into::<web_sys::HtmlInputElement>() {
                 let mut d = (*draft).clone();
-                d.unclean_leader_election_enable = c.checked();
+                f(&mut d, c.checked());
                 draft.set(d);
             }
         })
     };
+    let on_unclean = toggle(|d, on| d.unclean_leader_election_enable = on);
+    let on_pre_vote = toggle(|d, on| d.pre_vote = on);
     let on_add = {
         let draft = draft.clone();
         Callback::from(move |_: MouseEvent| {
@@ -186,6 +188,12 @@ pub fn setup_panel(props: &SetupPanelProps) -> Html {
                         <span>{ t.unclean_label }</span>
                     </label>
                     <p class="hint" id="unclean-note">{ t.unclean_note }</p>
+                    <label class="checkbox">
+                        <input type="checkbox" aria-label="Pre-vote" aria-describedby="pre-vote-note"
+                            checked={draft.pre_vote} onchange={on_pre_vote} />
+                        <span>{ t.pre_vote_label }</span>
+                    </label>
+                    <p class="hint" id="pre-vote-note">{ t.pre_vote_note }</p>
                     <div class="setup-apply">
                         <button type="submit" aria-label="Apply setup">{ t.apply_setup }</button>
                         if let Some((error, setup)) = &props.error {

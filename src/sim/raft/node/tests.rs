@@ -154,7 +154,7 @@ fn fetch_knowing(
 
 /// Node 1 of three, elected leader of epoch 1 at t=1010 with node 2's vote.
 fn elected_leader() -> (RaftNode<u64>, Out) {
-    let mut node = RaftNode::new(1, &[1, 2, 3], RaftConfig::default()).expect("valid");
+    let mut node = RaftNode::new(1, &[1, 2, 3], config(false)).expect("valid");
     let out = start(&mut node, 0);
     let out = fire(&mut node, 1_000, timer_of(&out, TimerKind::Election));
     let vote_id = request_id(&out, 2);
@@ -171,7 +171,7 @@ fn elected_leader() -> (RaftNode<u64>, Out) {
 
 #[test]
 fn a_fresh_node_waits_an_election_timeout_then_stands() {
-    let mut node = RaftNode::<u64>::new(1, &[1, 2, 3], RaftConfig::default()).expect("valid");
+    let mut node = RaftNode::<u64>::new(1, &[1, 2, 3], config(false)).expect("valid");
     let out = start(&mut node, 0);
     assert_eq!(
         out,
@@ -463,7 +463,7 @@ fn votes_go_once_per_epoch_to_logs_at_least_as_up_to_date_and_survive_a_crash() 
 
     // The vote is durable: after a crash the node still will not vote again.
     let durable = node.into_durable();
-    let mut node = RaftNode::recover(2, &[1, 2, 3], RaftConfig::default(), durable).expect("valid");
+    let mut node = RaftNode::recover(2, &[1, 2, 3], config(false), durable).expect("valid");
     start(&mut node, 40);
     let out = deliver(&mut node, 50, 3, vote_request(8, 2, 3, 1, 9));
     assert!(events(&out).iter().any(|event| matches!(
@@ -546,7 +546,7 @@ fn a_higher_epoch_in_a_response_makes_the_leader_step_down() {
 
 #[test]
 fn a_stale_timer_is_ignored() {
-    let mut node = RaftNode::<u64>::new(2, &[1, 2, 3], RaftConfig::default()).expect("valid");
+    let mut node = RaftNode::<u64>::new(2, &[1, 2, 3], config(false)).expect("valid");
     let out = start(&mut node, 0);
     let election = timer_of(&out, TimerKind::Election);
     let begin = RaftMessage::BeginQuorumEpochRequest {
@@ -900,7 +900,7 @@ fn refused_by_2_and_3(node: &mut RaftNode<u64>, out: &Out) -> Out {
 
 #[test]
 fn a_lost_election_backs_off_then_stands_again_in_a_new_epoch() {
-    let mut node = RaftNode::<u64>::new(1, &[1, 2, 3], RaftConfig::default()).expect("valid");
+    let mut node = RaftNode::<u64>::new(1, &[1, 2, 3], config(false)).expect("valid");
     let out = start(&mut node, 0);
     let out = fire(&mut node, 1_000, timer_of(&out, TimerKind::Election));
     let out = refused_by_2_and_3(&mut node, &out);
@@ -933,7 +933,7 @@ fn a_lost_election_backs_off_then_stands_again_in_a_new_epoch() {
 
 #[test]
 fn bad_inputs_are_errors_not_panics() {
-    let mut node = RaftNode::<u64>::new(1, &[1, 2, 3], RaftConfig::default()).expect("valid");
+    let mut node = RaftNode::<u64>::new(1, &[1, 2, 3], config(false)).expect("valid");
     let mut out = Vec::new();
     let begin = RaftMessage::BeginQuorumEpochRequest {
         correlation_id: 1,
@@ -987,7 +987,7 @@ fn bad_inputs_are_errors_not_panics() {
             }
         )]
     ));
-    assert!(RaftNode::<u64>::new(1, &[2, 3], RaftConfig::default()).is_err());
+    assert!(RaftNode::<u64>::new(1, &[2, 3], config(false)).is_err());
 }
 
 fn tick(node: &mut RaftNode<u64>, now_ms: u64) -> Out {
@@ -1013,7 +1013,7 @@ fn acts_at_its_deadline(node: &mut RaftNode<u64>) -> Out {
 #[test]
 fn the_view_shows_the_election_timeout_then_the_candidates_backoff() {
     use RaftDeadlineKind::{ElectionBackoff, ElectionTimeout};
-    let mut node = RaftNode::<u64>::new(1, &[1, 2, 3], RaftConfig::default()).expect("valid");
+    let mut node = RaftNode::<u64>::new(1, &[1, 2, 3], config(false)).expect("valid");
     assert_eq!(deadline(&node), None, "no deadline before the node starts");
     start(&mut node, 0);
     assert_eq!(deadline(&node), Some((ElectionTimeout, 1_000)), "unattached: it stands after the election timeout");
@@ -1060,7 +1060,7 @@ fn the_view_shows_the_leaders_check_quorum_deadline_which_a_majoritys_fetches_re
     // Resigned: it stands again after an election timeout.
     assert_eq!(deadline(&node), Some((RaftDeadlineKind::ElectionTimeout, 6_000)));
     // A single voter leads alone and can never lose its majority.
-    let mut alone = RaftNode::<u64>::new(1, &[1], RaftConfig::default()).expect("valid");
+    let mut alone = RaftNode::<u64>::new(1, &[1], config(false)).expect("valid");
     start(&mut alone, 0);
     tick(&mut alone, 1_000);
     assert!(alone.is_leader());
