@@ -182,18 +182,8 @@ pub fn setup_panel(props: &SetupPanelProps) -> Html {
                         <button type="button" class="secondary" onclick={on_add} disabled={draft.topics.len() >= MAX_TOPICS}
                             aria-label="Add topic">{ t.add_topic }</button>
                     </fieldset>
-                    <label class="checkbox">
-                        <input type="checkbox" aria-label="unclean.leader.election.enable" aria-describedby="unclean-note"
-                            checked={draft.unclean_leader_election_enable} onchange={on_unclean} />
-                        <span>{ t.unclean_label }</span>
-                    </label>
-                    <p class="hint" id="unclean-note">{ t.unclean_note }</p>
-                    <label class="checkbox">
-                        <input type="checkbox" aria-label="Pre-vote" aria-describedby="pre-vote-note"
-                            checked={draft.pre_vote} onchange={on_pre_vote} />
-                        <span>{ t.pre_vote_label }</span>
-                    </label>
-                    <p class="hint" id="pre-vote-note">{ t.pre_vote_note }</p>
+                    { switch("unclean.leader.election.enable", "unclean-note", draft.unclean_leader_election_enable, on_unclean, t.unclean_label, t.unclean_note) }
+                    { switch("Pre-vote", "pre-vote-note", draft.pre_vote, on_pre_vote, t.pre_vote_label, t.pre_vote_note) }
                     <div class="setup-apply">
                         <button type="submit" aria-label="Apply setup">{ t.apply_setup }</button>
                         if let Some((error, setup)) = &props.error {
@@ -204,5 +194,18 @@ pub fn setup_panel(props: &SetupPanelProps) -> Html {
                     </div>
                 </form>
         </section>
+    }
+}
+
+/// A checkbox with its label and the note that explains it.
+fn switch(name: &'static str, note_id: &'static str, checked: bool, onchange: Callback<Event>, label: &str, note: &str) -> Html {
+    html! {
+        <>
+            <label class="checkbox">
+                <input type="checkbox" aria-label={name} aria-describedby={note_id} {checked} {onchange} />
+                <span>{ label.to_string() }</span>
+            </label>
+            <p class="hint" id={note_id}>{ note.to_string() }</p>
+        </>
     }
 }
