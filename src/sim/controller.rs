@@ -48,6 +48,10 @@ pub enum MetadataRecord {
     },
     /// A broker was fenced or unfenced.
     BrokerRegistrationChange { broker: u32, fenced: bool },
+    /// Kafka's BrokerRegistrationChangeRecord with InControlledShutdown set:
+    /// a broker began a controlled shutdown, so it may lead nothing and join
+    /// no ISR until it is fenced.
+    BrokerInControlledShutdown { broker: u32 },
 }
 
 /// One line a reader can follow: the record's Kafka name and what it says.
@@ -75,6 +79,9 @@ impl std::fmt::Display for MetadataRecord {
             ),
             MetadataRecord::BrokerRegistrationChange { broker, fenced } => {
                 write!(f, "BrokerRegistrationChangeRecord broker {broker} {}", if *fenced { "fenced" } else { "unfenced" })
+            }
+            MetadataRecord::BrokerInControlledShutdown { broker } => {
+                write!(f, "BrokerRegistrationChangeRecord broker {broker} in controlled shutdown")
             }
         }
     }
@@ -158,6 +165,7 @@ impl MetadataImage {
                     b.1 = *fenced;
                 }
             }
+            MetadataRecord::BrokerInControlledShutdown { .. } => {}
         }
     }
 
@@ -675,6 +683,10 @@ impl Controller {
         let offset = match self.shutting_down.get(&broker) {
             Some(o) => *o,
             None => {
+                // handleBrokerInControlledShutdown: the record first, so
+                // every broker knows not to add it to an ISR, then the
+                // partition changes.
+                self.append(ctx, MetadataRecord::BrokerInControlledShutdown { broker });
                 let changes = self.move_off(ctx, broker);
                 let offset = self.raft.as_ref().map_or(0, |r| r.log_end_offset());
                 self.shutting_down.insert(broker, offset);

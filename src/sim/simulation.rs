@@ -474,7 +474,7 @@ impl Simulation {
         validate(&config)?;
         let mut rng = SimRng::new(seed);
         let broker_ids: Vec<u32> = (0..config.brokers).collect();
-        let mut metadata = MetadataCache { brokers: broker_ids.clone(), partitions: BTreeMap::new() };
+        let mut metadata = MetadataCache { brokers: broker_ids.clone(), ..MetadataCache::default() };
         // With controllers, the active controller creates the topics.
         let static_topics: &[TopicSpec] = if config.controllers == 0 { &config.topics } else { &[] };
         for t in static_topics {

@@ -85,9 +85,9 @@ pub struct ReplicaView {
     pub log_end_offset: i64,
     pub high_watermark: i64,
     pub isr: Vec<u32>,
-    /// With controllers: the smaller ISR this leader asked the controller
-    /// for and awaits (KIP-497's PendingShrinkIsr); `isr` stays the
-    /// committed one until then.
+    /// With controllers: the ISR this leader asked the controller for and
+    /// awaits, one member more or fewer (KIP-497's PendingExpandIsr and
+    /// PendingShrinkIsr); `isr` stays the committed one until then.
     pub pending_isr: Option<Vec<u32>>,
     pub replicas: Vec<u32>,
     pub min_insync_replicas: u32,

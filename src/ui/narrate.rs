@@ -447,6 +447,9 @@ fn metadata_record(record: &MetadataRecord) -> String {
         MetadataRecord::BrokerRegistrationChange { broker, fenced: false } => {
             format!("BrokerRegistrationChangeRecord, broker {broker} is unfenced: it caught up and may lead")
         }
+        MetadataRecord::BrokerInControlledShutdown { broker } => format!(
+            "BrokerRegistrationChangeRecord, broker {broker} is in controlled shutdown: it may lead nothing and join no ISR"
+        ),
     }
 }
 

@@ -600,6 +600,10 @@ fn metadata_record(record: &MetadataRecord) -> String {
             "BrokerRegistrationChangeRecord, {} 펜싱이 풀림: 메타데이터를 따라잡았으므로 리더가 될 수 있음",
             neun(format!("브로커 {broker}"))
         ),
+        MetadataRecord::BrokerInControlledShutdown { broker } => format!(
+            "BrokerRegistrationChangeRecord, {} 제어된 종료 중: 리더가 될 수 없고 ISR에도 들어갈 수 없음",
+            neun(format!("브로커 {broker}"))
+        ),
     }
 }
 

@@ -56,6 +56,7 @@ pub type PartitionImage = (TopicPartition, Vec<u32>, u32, i32, Vec<u32>);
 pub fn metadata(brokers: &[u32], parts: &[PartitionImage]) -> MetadataCache {
     MetadataCache {
         brokers: brokers.to_vec(),
+        shutting_down: Vec::new(),
         partitions: parts
             .iter()
             .map(|(tp, replicas, leader, epoch, isr)| {

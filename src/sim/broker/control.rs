@@ -33,6 +33,9 @@ const RECONNECT_BACKOFF_MAX_MS: u64 = 1_000;
 /// BrokerLifecycleManager sends the heartbeat after its first "not yet"
 /// answer to wantShutDown this soon, in case the controller is done quickly.
 const CONTROLLED_SHUTDOWN_FIRST_RETRY_MS: u64 = 50;
+/// AlterPartitionManager sends pending ISR changes again this long after an
+/// answer with an error.
+const ALTER_PARTITION_RETRY_MS: u64 = 50;
 
 /// What a broker knows of the control plane.
 #[derive(Clone, Debug)]
@@ -70,6 +73,9 @@ pub struct BrokerControl {
     pub want_shut_down: bool,
     /// Whether an answer to a wantShutDown heartbeat came yet.
     got_controlled_shutdown_response: bool,
+    /// The AlterPartition requests awaiting an answer: the partition, the
+    /// correlation id and the controller it went to.
+    alter_in_flight: Vec<(TopicPartition, i32, u32)>,
     next_correlation_id: i32,
 }
 
@@ -93,6 +99,7 @@ impl BrokerControl {
             heartbeat_in_flight: None,
             want_shut_down: false,
             got_controlled_shutdown_response: false,
+            alter_in_flight: Vec::new(),
             next_correlation_id: 1,
         }
     }
@@ -221,13 +228,18 @@ impl Broker {
                 c.heartbeat_in_flight = None;
                 let lost_registration = c.registration_in_flight.is_some() && c.registration_to == controller;
                 let lost_fetch = c.fetch_in_flight.is_some() && c.fetch_to == controller;
+                // NodeToControllerChannelManager queues a request lost to a
+                // disconnect again: the pending ISR changes go after the
+                // reconnect backoff.
+                let lost_alter = c.alter_in_flight.iter().any(|(_, _, to)| *to == controller);
+                c.alter_in_flight.retain(|(_, _, to)| *to != controller);
                 if lost_registration {
                     c.registration_in_flight = None;
                 }
                 if lost_fetch {
                     c.fetch_in_flight = None;
                 }
-                if (lost_registration || lost_fetch) && !c.reconnect_pending {
+                if (lost_registration || lost_fetch || lost_alter) && !c.reconnect_pending {
                     c.reconnect_pending = true;
                     ctx.timer(c.reconnect_backoff_ms, Timer::Broker(BrokerTimer::ControllerReconnect));
                     c.reconnect_backoff_ms = (c.reconnect_backoff_ms * 2).min(RECONNECT_BACKOFF_MAX_MS);
@@ -238,7 +250,8 @@ impl Broker {
     }
 
     /// The reconnect backoff is over: send what the broker is missing, a
-    /// registration if it has no broker epoch, else the metadata fetch.
+    /// registration if it has no broker epoch, else the metadata fetch and
+    /// the pending ISR changes.
     fn reconnect(&mut self, ctx: &mut Ctx) {
         let Some(c) = self.control.as_mut() else { return };
         c.reconnect_pending = false;
@@ -248,6 +261,33 @@ impl Broker {
             }
         } else {
             self.send_metadata_fetch(ctx);
+            self.resend_alter_partitions(ctx);
+        }
+    }
+
+    /// Partition.isReplicaIsrEligible: with a controller quorum only a
+    /// broker the metadata shows unfenced and not in controlled shutdown may
+    /// join an ISR, so a caught-up but fenced follower is not proposed again
+    /// and again. (Kafka also compares the broker epoch its fetches carry;
+    /// the simulation's fetches carry none.)
+    pub(super) fn isr_eligible(&self, broker: u32) -> bool {
+        self.control.is_none()
+            || (self.metadata.brokers.contains(&broker) && !self.metadata.shutting_down.contains(&broker))
+    }
+
+    /// Sends every pending ISR change of a partition this broker leads that
+    /// has no AlterPartition in flight.
+    fn resend_alter_partitions(&mut self, ctx: &mut Ctx) {
+        let me = self.id;
+        let Some(c) = self.control.as_ref() else { return };
+        let waiting: Vec<TopicPartition> = self
+            .partitions
+            .iter()
+            .filter(|(tp, p)| p.is_leader(me) && p.pending_isr.is_some() && !c.alter_in_flight.iter().any(|(t, _, _)| t == *tp))
+            .map(|(tp, _)| tp.clone())
+            .collect();
+        for tp in waiting {
+            self.send_alter_partition(ctx, &tp);
         }
     }
 
@@ -299,7 +339,13 @@ impl Broker {
             }
             BrokerTimer::ControlledShutdownHeartbeat => self.send_heartbeat(ctx),
             BrokerTimer::ControllerRequestTimeout { correlation_id } => {
-                if c.registration_in_flight == Some(correlation_id) {
+                if let Some(i) = c.alter_in_flight.iter().position(|(_, id, _)| *id == correlation_id) {
+                    // No answer: that controller may be gone or cut off; the
+                    // change goes again, to the next controller.
+                    c.alter_in_flight.remove(i);
+                    c.forget_leader();
+                    self.resend_alter_partitions(ctx);
+                } else if c.registration_in_flight == Some(correlation_id) {
                     c.registration_in_flight = None;
                     c.forget_leader();
                     self.send_registration(ctx);
@@ -311,6 +357,7 @@ impl Broker {
             }
             BrokerTimer::MetadataFetch => self.send_metadata_fetch(ctx),
             BrokerTimer::ControllerReconnect => self.reconnect(ctx),
+            BrokerTimer::AlterPartitionRetry => self.resend_alter_partitions(ctx),
             BrokerTimer::ControllerRegister if c.registration_in_flight.is_none() => self.send_registration(ctx),
             _ => {}
         }
@@ -404,20 +451,33 @@ impl Broker {
                 }
                 self.send_metadata_fetch(ctx);
             }
-            ControlMessage::AlterPartitionResponse { error, leader_hint, partition, .. } => {
-                if error == ErrorCode::NotController {
-                    c.leader = leader_hint.filter(|l| *l != from);
-                }
-                // A refused change: back to the committed ISR. An accepted
-                // one arrives as a PartitionChangeRecord.
-                if error != ErrorCode::None {
-                    if let Some(p) = self.partitions.get_mut(&partition) {
-                        p.pending_shrink = None;
-                    }
-                    if let (Some(p), Some(a)) = (self.partitions.get_mut(&partition), self.metadata.partitions.get(&partition)) {
-                        if p.is_leader(me) && p.leader_epoch == a.leader_epoch {
-                            p.isr = a.isr.clone();
+            ControlMessage::AlterPartitionResponse { correlation_id, error, leader_hint, partition, .. } => {
+                let Some(i) = c.alter_in_flight.iter().position(|(_, id, _)| *id == correlation_id) else { return };
+                c.alter_in_flight.remove(i);
+                // An accepted change arrives as a PartitionChangeRecord,
+                // which ends the pending state. The rest follows
+                // Partition.handleAlterPartitionError.
+                match error {
+                    ErrorCode::None => {}
+                    // The controller says the change was not applied and the
+                    // partition epoch is right: back to the committed ISR.
+                    ErrorCode::IneligibleReplica => {
+                        if let Some(p) = self.partitions.get_mut(&partition) {
+                            p.pending_isr = None;
                         }
+                    }
+                    // Stale state: the change stays pending until the
+                    // metadata log brings the partition's current state.
+                    ErrorCode::FencedLeaderEpoch | ErrorCode::InvalidUpdateVersion | ErrorCode::UnknownTopicOrPartition => {}
+                    // Not the active controller (retried by the channel
+                    // manager) or anything else: send it again, at once to
+                    // a named leader, else after 50 ms.
+                    _ => {
+                        if error == ErrorCode::NotController {
+                            c.leader = leader_hint.filter(|l| *l != from);
+                        }
+                        let backoff = if c.leader.is_some() { 0 } else { ALTER_PARTITION_RETRY_MS };
+                        ctx.timer(backoff, Timer::Broker(BrokerTimer::AlterPartitionRetry));
                     }
                 }
             }
@@ -438,9 +498,16 @@ impl Broker {
         match record {
             MetadataRecord::RegisterBroker { broker, .. } => {
                 self.metadata.brokers.retain(|b| *b != broker);
+                self.metadata.shutting_down.retain(|b| *b != broker);
+            }
+            MetadataRecord::BrokerInControlledShutdown { broker } => {
+                if !self.metadata.shutting_down.contains(&broker) {
+                    self.metadata.shutting_down.push(broker);
+                }
             }
             MetadataRecord::BrokerRegistrationChange { broker, fenced } => {
                 self.metadata.brokers.retain(|b| *b != broker);
+                self.metadata.shutting_down.retain(|b| *b != broker);
                 if !fenced {
                     self.metadata.brokers.push(broker);
                     crate::sim::collections::sort_by(&mut self.metadata.brokers, Ord::cmp);
@@ -495,7 +562,7 @@ impl Broker {
                     leader_epoch: -1,
                     partition_epoch: 0,
                     isr: r.isr.clone(),
-                    pending_shrink: None,
+                    pending_isr: None,
                     log,
                     high_watermark: 0,
                     followers: BTreeMap::new(),
@@ -509,7 +576,7 @@ impl Broker {
         let same_leadership = p.leader == r.leader && p.leader_epoch == r.leader_epoch;
         if same_leadership {
             p.isr = r.isr.clone();
-            p.pending_shrink = None;
+            p.pending_isr = None;
             // As Partition.makeLeader does: the ISR may be down to the
             // leader alone now, so the high watermark may move, and the
             // produces waiting on the removed replicas complete.
@@ -541,15 +608,20 @@ impl Broker {
         }
     }
 
-    /// A leader's ISR changed locally: ask the controller to commit it.
+    /// A leader proposes an ISR change: ask the controller to commit it. The
+    /// answer is awaited for the controller request timeout; a lost one is
+    /// sent again (AlterPartitionManager through the controller channel).
     pub(super) fn send_alter_partition(&mut self, ctx: &mut Ctx, tp: &TopicPartition) {
         let me = self.id;
         let Some(p) = self.partitions.get(tp) else { return };
-        let (leader_epoch, isr) = (p.leader_epoch, p.pending_shrink.clone().unwrap_or_else(|| p.isr.clone()));
+        let (leader_epoch, isr) = (p.leader_epoch, p.pending_isr.clone().unwrap_or_else(|| p.isr.clone()));
         let Some(c) = self.control.as_mut() else { return };
         let partition_epoch = c.committed_partition_epochs.get(tp).copied().unwrap_or(0);
         let to = c.target();
         let correlation_id = c.correlation_id();
+        c.alter_in_flight.retain(|(t, _, _)| t != tp);
+        c.alter_in_flight.push((tp.clone(), correlation_id, to));
+        ctx.timer(CONTROLLER_REQUEST_TIMEOUT_MS, Timer::Broker(BrokerTimer::ControllerRequestTimeout { correlation_id }));
         ctx.send(
             NodeId::Controller(to),
             Message::Control(ControlMessage::AlterPartitionRequest {

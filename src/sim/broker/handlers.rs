@@ -594,8 +594,10 @@ impl Broker {
             return;
         }
         p.update_follower_fetch_state(follower, fetch_offset, now);
-        if let Some(IsrChange::Expanded { added, follower_leo }) = p.maybe_expand_isr(follower) {
-            let isr = p.isr.clone();
+        let (eligible, commit_first) = (self.isr_eligible(follower), self.control.is_some());
+        let Some(p) = self.partitions.get_mut(tp) else { return };
+        if let Some(IsrChange::Expanded { added, follower_leo }) = p.maybe_expand_isr(follower, eligible, commit_first) {
+            let isr = p.pending_isr.clone().unwrap_or_else(|| p.isr.clone());
             self.record_isr(tp, &isr);
             ctx.trace(|| TraceKind::IsrExpanded { partition: tp.clone(), replica: added, follower_leo, isr });
             self.send_alter_partition(ctx, tp);
@@ -716,7 +718,7 @@ impl Broker {
             }
             let commit_first = self.control.is_some();
             if let Some(IsrChange::Shrunk { removed, lag_ms }) = p.maybe_shrink_isr(me, ctx.now_ms, lag_max, commit_first) {
-                let isr = p.pending_shrink.clone().unwrap_or_else(|| p.isr.clone());
+                let isr = p.pending_isr.clone().unwrap_or_else(|| p.isr.clone());
                 self.record_isr(&tp, &isr);
                 ctx.trace(|| TraceKind::IsrShrunk { partition: tp.clone(), removed, lag_ms, isr });
                 self.send_alter_partition(ctx, &tp);
@@ -761,7 +763,8 @@ fn try_complete_produce(me: u32, partitions: &BTreeMap<TopicPartition, Partition
             Some(p) if p.is_leader(me) => {
                 if p.high_watermark >= s.required_offset {
                     s.pending = false;
-                    if (p.isr.len() as u32) < p.min_insync_replicas() {
+                    // checkEnoughReplicasReachOffset counts the maximal ISR.
+                    if (p.maximal_isr().len() as u32) < p.min_insync_replicas() {
                         s.response.error = ErrorCode::NotEnoughReplicasAfterAppend;
                     }
                 }

@@ -66,6 +66,9 @@ pub enum BrokerTimer {
     ControllerRequestTimeout { correlation_id: i32 },
     /// Control plane: ask again whether the controlled shutdown may finish.
     ControlledShutdownHeartbeat,
+    /// Control plane: send again every pending ISR change that has no
+    /// AlterPartition in flight (AlterPartitionManager's retry after 50 ms).
+    AlterPartitionRetry,
     /// A replica fetch had no answer within `replica.socket.timeout.ms`
     /// (its leader may be cut off): give it up and fetch again.
     ReplicaFetchTimeout { leader: u32, correlation_id: i32 },
@@ -119,7 +122,11 @@ pub(crate) struct IoThread {
 /// control plane exists the simulation hands it over at start.
 #[derive(Clone, Debug, Default)]
 pub struct MetadataCache {
+    /// The live brokers: registered and unfenced.
     pub brokers: Vec<u32>,
+    /// Live brokers in controlled shutdown (BrokerRegistrationChangeRecord's
+    /// InControlledShutdown): they may not join an ISR.
+    pub shutting_down: Vec<u32>,
     pub partitions: BTreeMap<TopicPartition, PartitionAssignment>,
 }
 
@@ -216,7 +223,7 @@ impl Broker {
                 leader_epoch: -1,
                 partition_epoch: 0,
                 isr: assignment.isr.clone(),
-                pending_shrink: None,
+                pending_isr: None,
                 log,
                 high_watermark: 0,
                 followers: BTreeMap::new(),
@@ -262,6 +269,7 @@ impl Broker {
             | BrokerTimer::ControllerHeartbeat
             | BrokerTimer::MetadataFetch
             | BrokerTimer::ControllerReconnect
+            | BrokerTimer::AlterPartitionRetry
             | BrokerTimer::ControllerRequestTimeout { .. }) => self.on_control_timer(ctx, t),
         }
     }

@@ -38,10 +38,13 @@ pub struct Partition {
     pub leader_epoch: i32,
     pub partition_epoch: i32,
     pub isr: Vec<u32>,
-    /// A shrink sent to the controller and not yet committed (KIP-497's
-    /// PendingShrinkIsr): until it is, `isr` keeps the replicas being
-    /// removed, so they still hold the high watermark back.
-    pub pending_shrink: Option<Vec<u32>>,
+    /// The ISR this leader asked the controller for and awaits (KIP-497's
+    /// PendingExpandIsr or PendingShrinkIsr); one change is in flight at a
+    /// time. `isr` stays the committed one meanwhile, and the high
+    /// watermark counts the larger of the two ([`Partition::maximal_isr`]):
+    /// a replica being added already holds it back, one being removed still
+    /// does. `min.insync.replicas` counts only the committed ISR.
+    pub pending_isr: Option<Vec<u32>>,
     pub log: Log,
     pub high_watermark: i64,
     /// Filled on the leader only.
@@ -70,7 +73,7 @@ impl Partition {
         self.leader = Some(me);
         self.leader_epoch = epoch;
         self.isr = isr;
-        self.pending_shrink = None;
+        self.pending_isr = None;
         let leo = self.log.log_end_offset();
         // A leader records (epoch -> its LEO) so followers can find where
         // their logs diverge. Assigning an epoch the cache already has at a
@@ -98,7 +101,7 @@ impl Partition {
         self.leader = leader;
         self.leader_epoch = epoch;
         self.isr = isr;
-        self.pending_shrink = None;
+        self.pending_isr = None;
         self.followers.clear();
     }
 
@@ -119,11 +122,24 @@ impl Partition {
         }
     }
 
+    /// Partition.maximalIsr: the committed ISR with a pending expansion's
+    /// new member; a pending shrink's members stay until it is committed.
+    pub fn maximal_isr(&self) -> &[u32] {
+        match &self.pending_isr {
+            Some(proposed) if proposed.len() > self.isr.len() => proposed,
+            _ => &self.isr,
+        }
+    }
+
     /// Adds a follower back to the ISR once it has caught up to the high
     /// watermark and to the start of the current leader epoch
-    /// (Partition.maybeExpandIsr / isFollowerInSync).
-    pub fn maybe_expand_isr(&mut self, follower: u32) -> Option<IsrChange> {
-        if self.isr.contains(&follower) {
+    /// (Partition.maybeExpandIsr / isFollowerInSync), if no other change is
+    /// in flight and the follower may join (`eligible`: with a controller,
+    /// isReplicaIsrEligible's unfenced and not in controlled shutdown).
+    /// With `commit_first` the expansion only becomes pending
+    /// (prepareIsrExpand); without a controller it applies at once.
+    pub fn maybe_expand_isr(&mut self, follower: u32, eligible: bool, commit_first: bool) -> Option<IsrChange> {
+        if self.pending_isr.is_some() || !eligible || self.isr.contains(&follower) {
             return None;
         }
         let state = self.followers.get(&follower)?;
@@ -137,9 +153,15 @@ impl Partition {
             .unwrap_or(0);
         if state.log_end_offset >= self.high_watermark && state.log_end_offset >= epoch_start {
             let follower_leo = state.log_end_offset;
-            self.isr.push(follower);
-            sort_by_key(&mut self.isr, |r| self.replicas.iter().position(|x| x == r));
-            self.partition_epoch += 1;
+            let mut expanded = self.isr.clone();
+            expanded.push(follower);
+            sort_by_key(&mut expanded, |r| self.replicas.iter().position(|x| x == r));
+            if commit_first {
+                self.pending_isr = Some(expanded);
+            } else {
+                self.isr = expanded;
+                self.partition_epoch += 1;
+            }
             return Some(IsrChange::Expanded { added: follower, follower_leo });
         }
         None
@@ -151,7 +173,7 @@ impl Partition {
     /// shrink only becomes pending: the ISR stays as committed until the
     /// controller's record arrives, and no second change starts meanwhile.
     pub fn maybe_shrink_isr(&mut self, me: u32, now_ms: u64, lag_time_max_ms: u64, commit_first: bool) -> Option<IsrChange> {
-        if self.pending_shrink.is_some() {
+        if self.pending_isr.is_some() {
             return None;
         }
         let leader_leo = self.log.log_end_offset();
@@ -175,7 +197,7 @@ impl Partition {
         }
         let shrunk: Vec<u32> = self.isr.iter().copied().filter(|r| !removed.contains(r)).collect();
         if commit_first {
-            self.pending_shrink = Some(shrunk);
+            self.pending_isr = Some(shrunk);
         } else {
             self.isr = shrunk;
             self.partition_epoch += 1;
@@ -184,14 +206,15 @@ impl Partition {
     }
 
     /// The high watermark the leader may move to: the smallest LEO among the
-    /// leader and the ISR. It never goes down, and it stays put while the ISR
-    /// is smaller than `min.insync.replicas` (Kafka 3.7 and later).
+    /// leader and the maximal ISR (a pending expansion's member included).
+    /// It never goes down, and it stays put while the committed ISR is
+    /// smaller than `min.insync.replicas` (Kafka 3.7 and later).
     pub fn candidate_high_watermark(&self, me: u32) -> i64 {
         if (self.isr.len() as u32) < self.min_insync_replicas() {
             return self.high_watermark;
         }
         let mut hw = self.log.log_end_offset();
-        for r in &self.isr {
+        for r in self.maximal_isr() {
             if *r == me {
                 continue;
             }
@@ -217,7 +240,7 @@ impl Partition {
 
     /// The follower's view of which ISR members hold the HW back, for "why?".
     pub fn laggards(&self, me: u32) -> Vec<(u32, i64)> {
-        self.isr
+        self.maximal_isr()
             .iter()
             .filter(|r| **r != me)
             .filter_map(|r| self.followers.get(r).map(|s| (*r, s.log_end_offset)))

@@ -138,7 +138,7 @@ impl Broker {
                 log_end_offset: p.log.log_end_offset(),
                 high_watermark: p.high_watermark,
                 isr: p.isr.clone(),
-                pending_isr: p.pending_shrink.clone(),
+                pending_isr: p.pending_isr.clone(),
                 replicas: p.replicas.clone(),
                 min_insync_replicas: p.min_insync_replicas(),
                 followers: p

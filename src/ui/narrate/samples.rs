@@ -547,6 +547,7 @@ fn metadata_records() -> Vec<MetadataRecord> {
         change(None),
         MetadataRecord::BrokerRegistrationChange { broker: 5, fenced: true },
         MetadataRecord::BrokerRegistrationChange { broker: 5, fenced: false },
+        MetadataRecord::BrokerInControlledShutdown { broker: 5 },
     ];
     assert_covers("MetadataRecord", &all, |r| match r {
         MetadataRecord::RegisterBroker { .. } => 0,
@@ -554,7 +555,8 @@ fn metadata_records() -> Vec<MetadataRecord> {
         MetadataRecord::Partition(_) => 2,
         MetadataRecord::PartitionChange { .. } => 3,
         MetadataRecord::BrokerRegistrationChange { .. } => 4,
-    }, 5);
+        MetadataRecord::BrokerInControlledShutdown { .. } => 5,
+    }, 6);
     all
 }
 
