@@ -40,6 +40,18 @@ fn leader(sim: &Simulation) -> u32 {
     sim.broker(0).unwrap().partition(&orders()).unwrap().leader.expect("a leader")
 }
 
+/// The booted cluster with a follower cut off from its leader and a record
+/// produced that it cannot fetch: (simulation, leader, follower).
+fn follower_cut_off_from_its_leader(seed: u64) -> (Simulation, u32, u32) {
+    let mut sim = cluster(seed);
+    let leader = leader(&sim);
+    let follower = (0..3).find(|b| *b != leader).unwrap();
+    sim.command(Command::Partition { a: brokers(&[follower]), b: brokers(&[leader]) }).unwrap();
+    run_for(&mut sim, 1_000);
+    sim.command(produce_to(0, "orders", 0, None, "while cut off")).unwrap();
+    (sim, leader, follower)
+}
+
 /// Steps until an event matches, within `window_ms`; the event.
 fn step_until(sim: &mut Simulation, window_ms: u64, wanted: impl Fn(&TraceEvent) -> bool) -> Option<TraceEvent> {
     let (from, until) = (sim.trace().len(), sim.now_ms() + window_ms);
@@ -60,12 +72,7 @@ fn step_until(sim: &mut Simulation, window_ms: u64, wanted: impl Fn(&TraceEvent)
 #[test]
 fn a_pending_isr_expansion_counts_for_the_high_watermark_but_not_for_min_insync_replicas() {
     for seed in SEEDS {
-        let mut sim = cluster(seed);
-        let leader = leader(&sim);
-        let follower = (0..3).find(|b| *b != leader).unwrap();
-        sim.command(Command::Partition { a: brokers(&[follower]), b: brokers(&[leader]) }).unwrap();
-        run_for(&mut sim, 1_000);
-        sim.command(produce_to(0, "orders", 0, None, "while cut off")).unwrap();
+        let (mut sim, leader, follower) = follower_cut_off_from_its_leader(seed);
         run_for(&mut sim, 60_000);
         let committed = sim.broker(leader).unwrap().partition(&orders()).unwrap().isr.clone();
         assert!(!committed.contains(&follower), "seed {seed}: the follower left the ISR, {committed:?}");
@@ -148,12 +155,7 @@ fn a_caught_up_but_fenced_follower_is_not_proposed_for_the_isr_until_it_is_unfen
 #[test]
 fn an_alter_partition_lost_with_the_active_controller_is_sent_again_and_committed() {
     for seed in SEEDS {
-        let mut sim = cluster(seed);
-        let leader = leader(&sim);
-        let follower = (0..3).find(|b| *b != leader).unwrap();
-        sim.command(Command::Partition { a: brokers(&[follower]), b: brokers(&[leader]) }).unwrap();
-        run_for(&mut sim, 1_000);
-        sim.command(produce_to(0, "orders", 0, None, "while cut off")).unwrap();
+        let (mut sim, leader, follower) = follower_cut_off_from_its_leader(seed);
         step_until(&mut sim, 60_000, |e| {
             e.node == NodeId::Broker(leader) && matches!(&e.kind, TraceKind::IsrShrunk { removed, .. } if removed.contains(&follower))
         })
