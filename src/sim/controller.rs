@@ -216,7 +216,9 @@ pub struct Controller {
 
 impl Controller {
     pub fn new(id: u32, voters: &[u32], config: RaftConfig, setup: ControllerSetup) -> Self {
-        let raft = RaftNode::new(id, voters, config).expect("controller voters are validated");
+        // `let else` rather than `expect`, which would link the error's Debug
+        // into the page.
+        let Ok(raft) = RaftNode::new(id, voters, config) else { unreachable!("controller voters are validated") };
         Self {
             id,
             voters: voters.to_vec(),
@@ -870,7 +872,7 @@ impl Controller {
         }
         let durable = self.stopped.take().unwrap_or_default();
         let log_end_offset = durable.log.end_offset();
-        let raft = RaftNode::recover(self.id, &self.voters, self.config, durable).expect("controller voters are validated");
+        let Ok(raft) = RaftNode::recover(self.id, &self.voters, self.config, durable) else { unreachable!("controller voters are validated") };
         self.raft = Some(raft);
         ctx.trace(|| TraceKind::ControllerStarted { controller: self.id, recovered: true, log_end_offset });
         self.on_start(ctx);

@@ -551,7 +551,9 @@ impl Broker {
         }
         if !self.partitions.contains_key(&tp) {
             let config = self.control.as_ref().and_then(|c| c.topic_configs.get(tp.topic.as_str()).cloned()).unwrap_or_default();
-            let log = Log::new(config.log_config(), ctx.now_ms as i64).expect("topic configs are validated before use");
+            // `let else` rather than `expect`: expect would link LogError's Debug
+            // into the page for a case that cannot happen.
+            let Ok(log) = Log::new(config.log_config(), ctx.now_ms as i64) else { unreachable!("topic configs are validated before use") };
             self.partitions.insert(
                 tp.clone(),
                 Partition {

@@ -214,7 +214,7 @@ impl Broker {
                 continue;
             }
             let config = topic_configs.get(tp.topic.as_str()).cloned().unwrap_or_default();
-            let log = Log::new(config.log_config(), now_ms as i64).expect("topic configs are validated before use");
+            let Ok(log) = Log::new(config.log_config(), now_ms as i64) else { unreachable!("topic configs are validated before use") };
             let mut partition = Partition {
                 tp: tp.clone(),
                 config,
