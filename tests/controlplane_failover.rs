@@ -7,8 +7,9 @@ mod common;
 use common::{acked, produce_to, run_for};
 use kafkascope::sim::client::producer::RecordState;
 use kafkascope::sim::config::{BrokerConfig, ProducerConfig, TopicSpec};
-use kafkascope::sim::controller::{MetadataRecord, BROKER_SESSION_TIMEOUT_MS};
-use kafkascope::sim::ids::TopicPartition;
+use kafkascope::sim::controller::{ControlRpc, MetadataRecord, BROKER_SESSION_TIMEOUT_MS};
+use kafkascope::sim::ids::{NodeId, TopicPartition};
+use kafkascope::sim::protocol::ControlPlaneRpc;
 use kafkascope::sim::simulation::{ClientSpec, Command, CommandError, Simulation};
 use kafkascope::sim::trace::TraceKind;
 use kafkascope::sim::view::BrokerSessionView;
@@ -209,24 +210,137 @@ fn a_restarted_old_leader_truncates_and_follows() {
     assert!(mine.partition_leader_epoch > 0, "written in the new leader's epoch, not x's: {mine:?}");
 }
 
+/// ClusterControlManager.registerBroker: a restarted broker is a new
+/// incarnation, and while the old one's session is valid the controller
+/// cannot tell it from a second broker with the same id. It refuses with
+/// DUPLICATE_BROKER_REGISTRATION until the session expires; only then is the
+/// broker fenced and its leadership moved, and the next try registers.
 #[test]
-fn a_broker_restarted_within_its_session_is_fenced_by_its_new_registration_and_rejoins() {
-    let mut sim = cluster(8);
-    sim.run_until(6_000);
-    let (leader, epoch, _) = partition_leader(&sim, 0);
-    let old = leader.unwrap();
-    sim.command(Command::KillBroker { broker: old }).unwrap();
-    run_for(&mut sim, 2_000);
-    sim.command(Command::RestartBroker { broker: old }).unwrap();
-    run_for(&mut sim, 10_000);
-    // No session expired: the new registration fenced the old incarnation.
-    assert!(!sim.trace().iter().any(|e| matches!(e.kind, TraceKind::BrokerSessionExpired { .. })));
-    let other = (0..3).find(|b| *b != old).unwrap();
-    let (new_leader, new_epoch, isr) = partition_leader(&sim, other);
-    assert_ne!(new_leader, Some(old), "leadership moved away from the old incarnation");
-    assert!(new_epoch > epoch);
-    assert!(isr.contains(&old), "the restarted broker rejoined: {isr:?}");
-    assert!(!sim.broker(old).unwrap().control().unwrap().fenced);
+fn a_broker_restarted_within_its_session_is_refused_until_the_session_expires() {
+    for seed in [8, 9, 10] {
+        let mut sim = cluster(seed);
+        sim.run_until(6_000);
+        let (leader, epoch, _) = partition_leader(&sim, 0);
+        let old = leader.unwrap();
+        let deadline = session(&sim, old).expect("registered").fence_deadline_ms;
+        sim.command(Command::KillBroker { broker: old }).unwrap();
+        run_for(&mut sim, 2_000);
+        let restarted_at = sim.now_ms();
+        sim.command(Command::RestartBroker { broker: old }).unwrap();
+        let other = (0..3).find(|b| *b != old).unwrap();
+        // Up to the old session's end the leader stays where it was.
+        while sim.now_ms() < deadline {
+            assert!(sim.step());
+            assert_eq!(partition_leader(&sim, other).0, Some(old), "seed {seed}: leadership moved at {} ms", sim.now_ms());
+        }
+        run_for(&mut sim, 15_000);
+        let refusals: Vec<u64> = sim
+            .trace()
+            .iter()
+            .filter_map(|e| match e.kind {
+                TraceKind::BrokerRegistrationRefused { broker, session_ends_ms, .. } if broker == old => {
+                    assert_eq!(session_ends_ms, deadline, "seed {seed}: the refusal names the old session's end");
+                    Some(e.time_ms)
+                }
+                _ => None,
+            })
+            .collect();
+        assert!(refusals.len() >= 3, "seed {seed}: refused {refusals:?}");
+        assert!(refusals.iter().all(|t| (restarted_at..deadline).contains(t)), "seed {seed}: {refusals:?}, session ends {deadline}");
+        // BrokerLifecycleManager backs off: each wait about twice the last.
+        for w in refusals.windows(3) {
+            assert!(w[2] - w[1] > w[1] - w[0], "seed {seed}: the retries do not back off: {refusals:?}");
+        }
+        let (fenced_at, _) = session_expiry(&sim, old).expect("the old session expired");
+        assert_eq!(fenced_at, deadline, "seed {seed}");
+        let registered_at = sim
+            .trace()
+            .iter()
+            .find_map(|e| match e.kind {
+                TraceKind::BrokerRegistered { broker, .. } if broker == old && e.time_ms > restarted_at => Some(e.time_ms),
+                _ => None,
+            })
+            .expect("registered after the session expired");
+        assert!(registered_at > deadline, "seed {seed}: registered at {registered_at}, session ended {deadline}");
+        let (new_leader, new_epoch, isr) = partition_leader(&sim, other);
+        assert_ne!(new_leader, Some(old), "seed {seed}: leadership moved away from the old incarnation");
+        assert!(new_epoch > epoch, "seed {seed}");
+        assert!(isr.contains(&old), "seed {seed}: the restarted broker rejoined: {isr:?}");
+        assert!(!sim.broker(old).unwrap().control().unwrap().fenced, "seed {seed}");
+    }
+}
+
+/// When the active controller appended the record that unfenced `broker`
+/// after `from_ms`.
+fn unfenced_at(sim: &Simulation, broker: u32, from_ms: u64) -> Option<u64> {
+    sim.trace().iter().find_map(|e| match &e.kind {
+        TraceKind::MetadataRecordAppended { record: MetadataRecord::BrokerRegistrationChange { broker: b, fenced: false }, .. }
+            if *b == broker && e.time_ms >= from_ms =>
+        {
+            Some(e.time_ms)
+        }
+        _ => None,
+    })
+}
+
+/// BrokerLifecycleManager heartbeats at once after registering, every 10 ms
+/// while it starts, and at once when it has caught up with the metadata log,
+/// so the controller unfences it within tens of milliseconds of catching up,
+/// not at the next 2 s heartbeat. Then it heartbeats every 2 s.
+#[test]
+fn a_registered_broker_is_unfenced_within_tens_of_milliseconds_of_catching_up() {
+    for seed in [1, 2, 3] {
+        let mut sim = cluster(seed);
+        sim.run_until(6_000);
+        for b in 0..3 {
+            let registered = sim
+                .trace()
+                .iter()
+                .find_map(|e| match e.kind {
+                    TraceKind::BrokerRegistered { broker, .. } if broker == b => Some(e.time_ms),
+                    _ => None,
+                })
+                .expect("registered");
+            // The broker applied its own RegisterBrokerRecord: caught up.
+            let caught_up = sim
+                .trace()
+                .iter()
+                .find_map(|e| match &e.kind {
+                    TraceKind::MetadataRecordApplied { broker, record: MetadataRecord::RegisterBroker { broker: r, .. }, .. }
+                        if *broker == b && *r == b =>
+                    {
+                        Some(e.time_ms)
+                    }
+                    _ => None,
+                })
+                .expect("caught up");
+            let unfenced = unfenced_at(&sim, b, registered).expect("unfenced");
+            assert!(caught_up >= registered && unfenced >= caught_up, "seed {seed}: broker {b}");
+            assert!(unfenced - caught_up <= 20, "seed {seed}: broker {b} caught up at {caught_up} ms, unfenced at {unfenced} ms");
+        }
+        // While it starts a broker heartbeats every 10 ms (the first at
+        // once); running, every broker.heartbeat.interval.ms after the
+        // answer to the last, so 2 s plus the round trip.
+        for b in 0..3 {
+            let unfenced = unfenced_at(&sim, b, 0).expect("unfenced");
+            let sent: Vec<u64> = sim
+                .trace()
+                .iter()
+                .filter(|e| e.node == NodeId::Broker(b))
+                .filter_map(|e| match e.kind {
+                    TraceKind::RaftSent { rpc: ControlPlaneRpc::BrokerControl(ControlRpc::BrokerHeartbeat), .. } => Some(e.time_ms),
+                    _ => None,
+                })
+                .collect();
+            let starting: Vec<u64> = sent.iter().copied().filter(|t| *t < unfenced).collect();
+            assert!(starting.windows(2).all(|w| w[1] - w[0] <= 10 + 2 * 10), "seed {seed}: broker {b} while starting: {starting:?}");
+            let running: Vec<u64> = sent.iter().copied().filter(|t| *t > unfenced + 100).collect();
+            assert!(running.len() >= 2, "seed {seed}: broker {b}: {sent:?}");
+            for w in running.windows(2) {
+                assert!((2_000..2_050).contains(&(w[1] - w[0])), "seed {seed}: broker {b} running: {running:?}");
+            }
+        }
+    }
 }
 
 /// Broker `b`'s session as the view shows it.

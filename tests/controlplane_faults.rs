@@ -386,18 +386,24 @@ fn a_controlled_shutdown_moves_leadership_first_and_no_produce_times_out() {
 
 #[test]
 fn a_controlled_shutdown_hands_over_within_a_heartbeat_a_crash_within_a_session_timeout() {
+    // How long after the command leadership moved, and how long after it
+    // the leader's session was due to end.
     let handover = |graceful: bool| {
         let mut sim = cluster(5, 1);
         let leader = replica(&sim, 0, 0).0.unwrap();
         let at = sim.now_ms();
+        let session = sim.view().brokers.iter().find(|b| b.id == leader).and_then(|b| b.session).expect("registered");
         let command = if graceful { Command::ShutdownBroker { broker: leader } } else { Command::KillBroker { broker: leader } };
         sim.command(command).unwrap();
         run_for(&mut sim, BROKER_SESSION_TIMEOUT_MS + 3_000);
-        first_leadership_move(&sim, leader, at).expect("a new leader") - at
+        (first_leadership_move(&sim, leader, at).expect("a new leader") - at, session.fence_deadline_ms - at)
     };
-    let (graceful, crash) = (handover(true), handover(false));
+    let ((graceful, _), (crash, session_left)) = (handover(true), handover(false));
     assert!(graceful < BROKER_HEARTBEAT_INTERVAL_MS, "controlled shutdown: {graceful} ms");
-    assert!(crash >= BROKER_SESSION_TIMEOUT_MS, "crash: {crash} ms");
+    // A crash waits out the session: its last heartbeat came at most one
+    // interval (and a round trip) before the kill.
+    assert!((session_left..session_left + 50).contains(&crash), "crash: leadership moved {crash} ms after the kill, the session ended after {session_left} ms");
+    assert!(crash >= BROKER_SESSION_TIMEOUT_MS - BROKER_HEARTBEAT_INTERVAL_MS - 50, "crash: {crash} ms");
 }
 
 #[test]

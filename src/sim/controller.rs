@@ -33,7 +33,9 @@ use crate::sim::collections::{BTreeMap, BTreeSet};
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum MetadataRecord {
     /// A broker registered with the active controller (it starts fenced).
-    RegisterBroker { broker: u32, epoch: i64 },
+    /// `incarnation`: the broker process's incarnation id, new with every
+    /// start (Kafka's is a random UUID; the simulation counts starts).
+    RegisterBroker { broker: u32, epoch: i64, incarnation: u32 },
     /// A topic was created.
     Topic { name: String, partitions: u32 },
     /// A partition was created with this assignment.
@@ -59,8 +61,8 @@ impl std::fmt::Display for MetadataRecord {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let leader = |l: &Option<u32>| l.map_or("none (offline)".to_string(), |b| b.to_string());
         match self {
-            MetadataRecord::RegisterBroker { broker, epoch } => {
-                write!(f, "RegisterBrokerRecord broker {broker}, broker epoch {epoch}")
+            MetadataRecord::RegisterBroker { broker, epoch, incarnation } => {
+                write!(f, "RegisterBrokerRecord broker {broker}, incarnation {incarnation}, broker epoch {epoch}")
             }
             MetadataRecord::Topic { name, partitions } => write!(f, "TopicRecord {name} ({partitions} partitions)"),
             MetadataRecord::Partition(p) => write!(
@@ -134,17 +136,25 @@ pub struct ControllerSetup {
 /// The metadata image: the state the records describe.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct MetadataImage {
-    /// broker -> (broker epoch, fenced)
-    pub brokers: BTreeMap<u32, (i64, bool)>,
+    pub brokers: BTreeMap<u32, RegisteredBroker>,
     pub topics: BTreeSet<String>,
     pub partitions: BTreeMap<TopicPartition, PartitionRecord>,
+}
+
+/// A broker's registration as the metadata log holds it (Kafka's
+/// BrokerRegistration).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RegisteredBroker {
+    pub epoch: i64,
+    pub fenced: bool,
+    pub incarnation: u32,
 }
 
 impl MetadataImage {
     pub fn apply(&mut self, record: &MetadataRecord) {
         match record {
-            MetadataRecord::RegisterBroker { broker, epoch } => {
-                self.brokers.insert(*broker, (*epoch, true));
+            MetadataRecord::RegisterBroker { broker, epoch, incarnation } => {
+                self.brokers.insert(*broker, RegisteredBroker { epoch: *epoch, fenced: true, incarnation: *incarnation });
             }
             MetadataRecord::Topic { name, .. } => {
                 self.topics.insert(name.clone());
@@ -162,7 +172,7 @@ impl MetadataImage {
             }
             MetadataRecord::BrokerRegistrationChange { broker, fenced } => {
                 if let Some(b) = self.brokers.get_mut(broker) {
-                    b.1 = *fenced;
+                    b.fenced = *fenced;
                 }
             }
             MetadataRecord::BrokerInControlledShutdown { .. } => {}
@@ -170,7 +180,7 @@ impl MetadataImage {
     }
 
     pub fn is_unfenced(&self, broker: u32) -> bool {
-        self.brokers.get(&broker).is_some_and(|b| !b.1)
+        self.brokers.get(&broker).is_some_and(|b| !b.fenced)
     }
 }
 
@@ -353,7 +363,7 @@ impl Controller {
         let hint = self.leader_hint();
         let not_leader = ErrorCode::NotController;
         match msg {
-            ControlMessage::BrokerRegistrationRequest { broker, correlation_id } => {
+            ControlMessage::BrokerRegistrationRequest { broker, correlation_id, incarnation } => {
                 if !active {
                     let reply = ControlMessage::BrokerRegistrationResponse {
                         broker,
@@ -365,20 +375,12 @@ impl Controller {
                     ctx.send(NodeId::Broker(broker), Message::Control(reply));
                     return;
                 }
-                // A broker registering again (it restarted) is fenced first,
-                // so its partitions move away from its old incarnation.
-                if self.image(false).is_unfenced(broker) {
-                    self.fence_broker(ctx, broker);
-                }
-                self.shutting_down.remove(&broker);
-                let epoch = self.raft.as_ref().map_or(0, |r| r.log_end_offset());
-                self.append(ctx, MetadataRecord::RegisterBroker { broker, epoch });
-                self.last_heartbeat_ms.insert(broker, ctx.now_ms);
+                let (error, broker_epoch) = self.register_broker(ctx, broker, incarnation);
                 let reply = ControlMessage::BrokerRegistrationResponse {
                     broker,
                     correlation_id,
-                    error: ErrorCode::None,
-                    broker_epoch: epoch,
+                    error,
+                    broker_epoch,
                     leader_hint: Some(self.id),
                 };
                 ctx.send(NodeId::Broker(broker), Message::Control(reply));
@@ -400,15 +402,15 @@ impl Controller {
                 let mut fenced = true;
                 let mut error = ErrorCode::None;
                 let mut should_shut_down = false;
-                match image.brokers.get(&broker) {
-                    Some((epoch, was_fenced)) if *epoch == broker_epoch => {
+                match image.brokers.get(&broker).map(|b| (b.epoch, b.fenced)) {
+                    Some((epoch, was_fenced)) if epoch == broker_epoch => {
                         self.last_heartbeat_ms.insert(broker, ctx.now_ms);
                         self.metadata_offsets.insert(broker, metadata_offset);
-                        fenced = *was_fenced;
+                        fenced = was_fenced;
                         if want_shut_down {
                             should_shut_down = self.controlled_shutdown(ctx, broker);
                             fenced = fenced || should_shut_down;
-                        } else if fenced && metadata_offset > *epoch {
+                        } else if fenced && metadata_offset > epoch {
                             // Unfence once the broker has caught up with the
                             // metadata log up to its own registration.
                             self.append(ctx, MetadataRecord::BrokerRegistrationChange { broker, fenced: false });
@@ -557,7 +559,7 @@ impl Controller {
             return;
         }
         let usable: Vec<UsableBroker> =
-            image.brokers.iter().map(|(id, (_, fenced))| UsableBroker { id: *id, fenced: *fenced }).collect();
+            image.brokers.iter().map(|(id, b)| UsableBroker { id: *id, fenced: b.fenced }).collect();
         if (usable.iter().filter(|b| !b.fenced).count() as u32) < self.setup.brokers {
             return;
         }
@@ -583,6 +585,41 @@ impl Controller {
         }
     }
 
+    /// ClusterControlManager.registerBroker, with the broker epoch it
+    /// answers. A registration under the same id from another process
+    /// (incarnation) whose session is still valid refuses this one with
+    /// DUPLICATE_BROKER_REGISTRATION: the controller cannot tell a restart
+    /// from a second broker configured with the same id, so a restarted
+    /// broker waits until its old session expires and it is fenced. The
+    /// same process asking again (its answer was lost) keeps its epoch; Kafka
+    /// writes the registration again unchanged, which the simulation leaves
+    /// out since the record would change nothing. A new process is first
+    /// taken out of every ISR and leadership it held
+    /// (ReplicationControlManager.handleBrokerUncleanShutdown, the same
+    /// partition changes as fencing), then registered, fenced, with a new
+    /// epoch.
+    fn register_broker(&mut self, ctx: &mut Ctx, broker: u32, incarnation: u32) -> (ErrorCode, i64) {
+        let now = ctx.now_ms;
+        if let Some(existing) = self.image(false).brokers.get(&broker).copied() {
+            if existing.incarnation == incarnation {
+                return (ErrorCode::None, existing.epoch);
+            }
+            let session_ends_ms = self.last_heartbeat_ms.get(&broker).map_or(0, |t| t.saturating_add(BROKER_SESSION_TIMEOUT_MS));
+            // BrokerHeartbeatManager.hasValidSession; as in the session
+            // check, the deadline's millisecond is already past it.
+            if !existing.fenced && now < session_ends_ms {
+                ctx.trace(|| TraceKind::BrokerRegistrationRefused { broker, controller: self.id, session_ends_ms });
+                return (ErrorCode::DuplicateBrokerRegistration, -1);
+            }
+            self.shutting_down.remove(&broker);
+            self.move_off(ctx, broker);
+        }
+        let epoch = self.raft.as_ref().map_or(0, |r| r.log_end_offset());
+        self.append(ctx, MetadataRecord::RegisterBroker { broker, epoch, incarnation });
+        self.last_heartbeat_ms.insert(broker, now);
+        (ErrorCode::None, epoch)
+    }
+
     /// The session deadline of every registered broker: its last heartbeat
     /// plus `broker.session.timeout.ms`, with whether it is fenced (as this
     /// controller's log says, uncommitted records included, which is what
@@ -592,10 +629,10 @@ impl Controller {
         image
             .brokers
             .iter()
-            .map(|(broker, (_, fenced))| {
+            .map(|(broker, b)| {
                 let last = self.last_heartbeat_ms.get(broker).copied();
                 let deadline = last.map_or(0, |t| t.saturating_add(BROKER_SESSION_TIMEOUT_MS));
-                (*broker, last.unwrap_or(0), deadline, *fenced)
+                (*broker, last.unwrap_or(0), deadline, b.fenced)
             })
             .collect()
     }
@@ -702,7 +739,7 @@ impl Controller {
         let caught_up = image
             .brokers
             .iter()
-            .filter(|(b, (_, fenced))| **b != broker && !*fenced && !self.shutting_down.contains_key(b))
+            .filter(|(b, r)| **b != broker && !r.fenced && !self.shutting_down.contains_key(b))
             .all(|(b, _)| self.metadata_offsets.get(b).is_some_and(|o| *o >= offset));
         let committed = self.raft.as_ref().and_then(|r| r.high_watermark()).unwrap_or(0) >= offset;
         if leads || !caught_up || !committed {
@@ -899,7 +936,8 @@ impl Controller {
 /// "Not the active controller" is answered with `NOT_CONTROLLER` and a hint.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ControlMessage {
-    BrokerRegistrationRequest { broker: u32, correlation_id: i32 },
+    /// `incarnation`: which start of the broker process this is.
+    BrokerRegistrationRequest { broker: u32, correlation_id: i32, incarnation: u32 },
     BrokerRegistrationResponse {
         broker: u32,
         correlation_id: i32,

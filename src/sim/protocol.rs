@@ -35,6 +35,9 @@ pub enum ErrorCode {
     NotController,
     StaleBrokerEpoch,
     InvalidUpdateVersion,
+    /// A broker registered while another process's registration under its
+    /// id still has a valid session.
+    DuplicateBrokerRegistration,
     IneligibleReplica,
     /// The client's connection closed before the answer came (refused or
     /// reset). It never travels on the wire: the client's NetworkClient
@@ -70,6 +73,7 @@ impl ErrorCode {
             ErrorCode::NotController => 41,
             ErrorCode::StaleBrokerEpoch => 77,
             ErrorCode::InvalidUpdateVersion => 95,
+            ErrorCode::DuplicateBrokerRegistration => 101,
             ErrorCode::IneligibleReplica => 107,
             ErrorCode::NetworkException => 13,
         }
@@ -102,6 +106,7 @@ impl ErrorCode {
             ErrorCode::NotController => "NOT_CONTROLLER",
             ErrorCode::StaleBrokerEpoch => "STALE_BROKER_EPOCH",
             ErrorCode::InvalidUpdateVersion => "INVALID_UPDATE_VERSION",
+            ErrorCode::DuplicateBrokerRegistration => "DUPLICATE_BROKER_REGISTRATION",
             ErrorCode::IneligibleReplica => "INELIGIBLE_REPLICA",
             ErrorCode::NetworkException => "NETWORK_EXCEPTION",
         }
@@ -400,13 +405,14 @@ mod error_code_tests {
             ErrorCode::StaleBrokerEpoch => ("STALE_BROKER_EPOCH", 77),
             ErrorCode::InvalidRecord => ("INVALID_RECORD", 87),
             ErrorCode::InvalidUpdateVersion => ("INVALID_UPDATE_VERSION", 95),
+            ErrorCode::DuplicateBrokerRegistration => ("DUPLICATE_BROKER_REGISTRATION", 101),
             ErrorCode::IneligibleReplica => ("INELIGIBLE_REPLICA", 107),
         }
     }
 
     /// Every code the simulation declares (a new one goes here and in
     /// `kafkas`, whose match will not compile without it).
-    const EVERY: [ErrorCode; 26] = [
+    const EVERY: [ErrorCode; 27] = [
         ErrorCode::None,
         ErrorCode::OffsetOutOfRange,
         ErrorCode::CorruptMessage,
@@ -432,6 +438,7 @@ mod error_code_tests {
         ErrorCode::StaleBrokerEpoch,
         ErrorCode::InvalidRecord,
         ErrorCode::InvalidUpdateVersion,
+        ErrorCode::DuplicateBrokerRegistration,
         ErrorCode::IneligibleReplica,
     ];
 

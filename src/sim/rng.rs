@@ -49,6 +49,24 @@ impl SimRng {
         }
         low + self.below(high - low)
     }
+
+    /// Kafka's `ExponentialBackoff(initial, 2, max, jitter)` at `attempts`
+    /// (clients/.../common/utils/ExponentialBackoff.java): `initial_ms`
+    /// doubled `attempts` times up to `max_ms`, times a random factor in
+    /// [1 - jitter, 1 + jitter), and never above `max_ms`. A maximum at or
+    /// below the initial wait leaves no room to grow: a constant wait, with
+    /// nothing drawn. In integers (parts per million for the factor), so
+    /// every platform draws the same wait from the same seed.
+    pub fn exponential_backoff_ms(&mut self, initial_ms: u64, max_ms: u64, jitter_percent: u64, attempts: u32) -> u64 {
+        let initial = initial_ms.min(max_ms);
+        if max_ms <= initial {
+            return initial;
+        }
+        let term = initial.saturating_mul(1u64 << attempts.min(32)).min(max_ms);
+        let jitter_ppm = jitter_percent.min(100) * 10_000;
+        let factor_ppm = 1_000_000 - jitter_ppm + self.below(2 * jitter_ppm);
+        (term.saturating_mul(factor_ppm) / 1_000_000).min(max_ms)
+    }
 }
 
 #[cfg(test)]
@@ -56,6 +74,23 @@ mod tests {
     use super::*;
 
     const GOLDEN_FIRST: u64 = 13080132717333068652;
+
+    /// BrokerLifecycleManager's resend backoff, ExponentialBackoff(100, 2,
+    /// broker.session.timeout.ms = 9000, 0.02), over its failed attempts.
+    #[test]
+    fn the_exponential_backoff_doubles_with_its_jitter_up_to_its_maximum() {
+        for seed in 0..100 {
+            let mut rng = SimRng::new(seed);
+            let waits: Vec<u64> = (0..9).map(|a| rng.exponential_backoff_ms(100, 9_000, 2, a)).collect();
+            for (wait, term) in waits.iter().zip([100u64, 200, 400, 800, 1_600, 3_200, 6_400, 9_000, 9_000]) {
+                assert!(*wait >= term * 98 / 100 && *wait < term * 102 / 100 + 1, "seed {seed}: {waits:?}");
+                assert!(*wait <= 9_000, "seed {seed}: {waits:?}");
+            }
+        }
+        let spread: std::collections::BTreeSet<u64> = (0..50).map(|s| SimRng::new(s).exponential_backoff_ms(1_000, 9_000, 2, 1)).collect();
+        assert!(spread.len() > 10, "the jitter spreads the waits: {spread:?}");
+        assert_eq!(SimRng::new(1).exponential_backoff_ms(500, 300, 20, 4), 300, "no room to grow: a constant wait");
+    }
 
     #[test]
     fn same_seed_same_stream() {

@@ -241,6 +241,11 @@ pub enum TraceKind {
     BrokerSessionExpired { broker: u32, last_heartbeat_ms: u64 },
     /// A broker registered with the active controller.
     BrokerRegistered { broker: u32, controller: u32, broker_epoch: i64 },
+    /// The active controller refused a broker's registration with
+    /// DUPLICATE_BROKER_REGISTRATION: a registration under that id from
+    /// another start of the process still has a valid session, until
+    /// `session_ends_ms` unless that process heartbeats again.
+    BrokerRegistrationRefused { broker: u32, controller: u32, session_ends_ms: u64 },
     /// A broker applied a committed metadata record.
     MetadataRecordApplied { broker: u32, offset: i64, record: MetadataRecord },
     /// A broker process crashed (killed by the user); its logs survive.
@@ -313,6 +318,7 @@ impl TraceKind {
             | TraceKind::MetadataRecordApplied { .. }
             | TraceKind::BrokerSessionExpired { .. }
             | TraceKind::BrokerRegistered { .. }
+            | TraceKind::BrokerRegistrationRefused { .. }
             | TraceKind::BrokerStarted { .. }
             | TraceKind::BrokerStopped { .. }
             | TraceKind::NetworkPartitioned { .. }
@@ -763,6 +769,10 @@ impl fmt::Display for TraceEvent {
             TraceKind::BrokerRegistered { broker, controller, broker_epoch } => {
                 write!(f, "broker {broker} registered with controller {controller}, broker epoch {broker_epoch}")
             }
+            TraceKind::BrokerRegistrationRefused { broker, controller, session_ends_ms } => write!(
+                f,
+                "controller {controller} refused broker {broker}'s registration with DUPLICATE_BROKER_REGISTRATION: an earlier start's session is valid until {session_ends_ms}ms"
+            ),
             TraceKind::MetadataRecordApplied { broker, offset, record } => {
                 write!(f, "broker {broker} applied metadata record {offset}: {record}")
             }

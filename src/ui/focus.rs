@@ -356,6 +356,7 @@ impl Classifier {
             TraceKind::ControllerActivated { .. }
             | TraceKind::BrokerSessionExpired { .. }
             | TraceKind::BrokerRegistered { .. }
+            | TraceKind::BrokerRegistrationRefused { .. }
             | TraceKind::ControlledShutdownRequested { .. } => Tag::notable(Interest::CONTROL),
             TraceKind::BrokerInControlledShutdown { .. } | TraceKind::UncleanLeaderElected { .. } => Tag::notable(both),
             TraceKind::MetadataRecordAppended { offset, record, .. } => {

@@ -269,6 +269,9 @@ pub fn narrate(event: &TraceEvent) -> String {
         TraceKind::BrokerRegistered { broker, controller, broker_epoch } => format!(
             "Broker {broker} registered with controller {controller} and got broker epoch {broker_epoch}; it stays fenced until it catches up with the metadata log."
         ),
+        TraceKind::BrokerRegistrationRefused { broker, controller, session_ends_ms } => format!(
+            "Controller {controller} refused broker {broker}'s registration with DUPLICATE_BROKER_REGISTRATION: broker {broker}'s previous start still has a valid session, until {session_ends_ms} ms. The controller cannot tell a restart from a second broker with the same id, so the new process tries again, waiting longer each time, until that session expires."
+        ),
         TraceKind::MetadataRecordApplied { broker, offset, record } => {
             format!("Broker {broker} applied committed metadata record {offset}: {}.", metadata_record(record))
         }
@@ -425,7 +428,7 @@ fn metadata_record(record: &MetadataRecord) -> String {
         None => "without a leader (offline)".to_string(),
     };
     match record {
-        MetadataRecord::RegisterBroker { broker, epoch } => {
+        MetadataRecord::RegisterBroker { broker, epoch, .. } => {
             format!("RegisterBrokerRecord, broker {broker} joins with broker epoch {epoch} and starts fenced")
         }
         MetadataRecord::Topic { name, partitions } => format!("TopicRecord, topic {name} with {partitions} partitions"),

@@ -324,6 +324,10 @@ pub fn narrate(event: &TraceEvent) -> String {
             "{} {last_heartbeat_ms} ms 이후로 하트비트를 보내지 않아 broker.session.timeout.ms를 넘겼습니다. 컨트롤러가 이 브로커를 펜싱하고 리더 자리를 옮깁니다.",
             ga(format!("브로커 {broker}"))
         ),
+        TraceKind::BrokerRegistrationRefused { broker, controller, session_ends_ms } => format!(
+            "{} 브로커 {broker}의 등록을 DUPLICATE_BROKER_REGISTRATION으로 거절했습니다. 앞서 시작했던 브로커 {broker}의 세션이 {session_ends_ms} ms까지 유효하기 때문입니다. 컨트롤러는 재시작과 같은 ID를 쓰는 다른 브로커를 구별할 수 없으므로, 새 프로세스는 그 세션이 만료될 때까지 점점 더 오래 기다리며 다시 시도합니다.",
+            ga(format!("컨트롤러 {controller}"))
+        ),
         TraceKind::BrokerRegistered { broker, controller, broker_epoch } => format!(
             "{} 컨트롤러 {controller}에 등록하고 {} 받았습니다. 메타데이터 로그를 따라잡을 때까지 펜싱 상태입니다.",
             ga(format!("브로커 {broker}")),
@@ -572,7 +576,7 @@ fn metadata_record(record: &MetadataRecord) -> String {
         None => "리더 없음(오프라인)".to_string(),
     };
     match record {
-        MetadataRecord::RegisterBroker { broker, epoch } => format!(
+        MetadataRecord::RegisterBroker { broker, epoch, .. } => format!(
             "RegisterBrokerRecord, {} 브로커 에포크 {} 합류하고 펜싱된 상태로 시작함",
             ga(format!("브로커 {broker}")),
             ro(epoch)
@@ -948,12 +952,13 @@ mod tests {
                 ev(TraceKind::MetadataRecordAppended {
                     controller: 1,
                     offset: 23,
-                    record: crate::sim::controller::MetadataRecord::RegisterBroker { broker: 4, epoch: 23 },
+                    record: crate::sim::controller::MetadataRecord::RegisterBroker { broker: 4, epoch: 23, incarnation: 1 },
                 }),
                 vec![1, 23],
             ),
             (ev(TraceKind::BrokerSessionExpired { broker: 3, last_heartbeat_ms: 4567 }), vec![3, 4567]),
             (ev(TraceKind::BrokerRegistered { broker: 3, controller: 1, broker_epoch: 42 }), vec![3, 1, 42]),
+            (ev(TraceKind::BrokerRegistrationRefused { broker: 3, controller: 1, session_ends_ms: 9876 }), vec![1, 3, 9876]),
             (
                 ev(TraceKind::MetadataRecordApplied {
                     broker: 2,

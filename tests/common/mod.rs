@@ -99,7 +99,7 @@ pub const GOLDEN_TRACE_HASH: u64 = 0x59e36b1e56943ed6;
 /// The trace hash of `determinism_run_kraft(42)`: the boot (election,
 /// registrations, topic creation) and the same workload, on the metadata mode
 /// the page runs.
-pub const GOLDEN_KRAFT_TRACE_HASH: u64 = 0x2b1300538dc6b49c;
+pub const GOLDEN_KRAFT_TRACE_HASH: u64 = 0x4b4f302f95ebb760;
 
 // ---------------------------------------------------------------------------
 // Helpers of the data-plane tests (tests/dataplane_*.rs).

@@ -6,7 +6,9 @@
 //! answer from. Partition leaders send AlterPartition for ISR changes.
 
 use super::super::config::TopicConfig;
-use super::super::controller::{ControlMessage, MetadataRecord, PartitionRecord, BROKER_HEARTBEAT_INTERVAL_MS};
+use super::super::controller::{
+    ControlMessage, MetadataRecord, PartitionRecord, BROKER_HEARTBEAT_INTERVAL_MS, BROKER_SESSION_TIMEOUT_MS,
+};
 use super::super::ids::{NodeId, TopicPartition};
 use super::super::log::log::Log;
 use super::super::node::{Ctx, Timer};
@@ -33,6 +35,15 @@ const RECONNECT_BACKOFF_MAX_MS: u64 = 1_000;
 /// BrokerLifecycleManager sends the heartbeat after its first "not yet"
 /// answer to wantShutDown this soon, in case the controller is done quickly.
 const CONTROLLED_SHUTDOWN_FIRST_RETRY_MS: u64 = 50;
+/// BrokerLifecycleManager heartbeats this often while the broker starts
+/// (until the controller unfences it), so that it is unfenced soon after it
+/// catches up rather than on the next regular heartbeat.
+const STARTING_HEARTBEAT_MS: u64 = 10;
+/// BrokerLifecycleManager's resendExponentialBackoff after a failed
+/// registration or heartbeat: 100 ms doubling up to
+/// broker.session.timeout.ms, with 2 % jitter.
+const COMMUNICATION_BACKOFF_MS: u64 = 100;
+const COMMUNICATION_BACKOFF_JITTER_PERCENT: u64 = 2;
 /// AlterPartitionManager sends pending ISR changes again this long after an
 /// answer with an error.
 const ALTER_PARTITION_RETRY_MS: u64 = 50;
@@ -53,9 +64,30 @@ pub struct BrokerControl {
     /// Each partition's partition epoch as committed in the metadata log
     /// (the local one moves on with every local ISR change).
     pub committed_partition_epochs: BTreeMap<TopicPartition, i32>,
+    /// This start of the process (BrokerLifecycleManager's incarnation id,
+    /// a random UUID in Kafka; here a count of starts, which is as unique
+    /// and draws nothing from the RNG).
+    pub incarnation: u32,
     registration_in_flight: Option<i32>,
-    /// The controller the registration in flight went to.
-    registration_to: u32,
+    /// The controller the registration or heartbeat in flight went to.
+    communication_to: u32,
+    /// The `due_ms` of the next registration or heartbeat
+    /// (BrokerLifecycleManager schedules one "communication" at a time; a
+    /// new schedule replaces the old, so a timer whose `due_ms` is not this
+    /// one does nothing).
+    communication_due_ms: Option<u64>,
+    /// The next communication was due while one was in flight: the next
+    /// schedule after a success is immediate.
+    next_immediate: bool,
+    /// Failed registrations and heartbeats in a row, for the backoff.
+    failed_attempts: u32,
+    /// The controller unfenced this broker since it started
+    /// (BrokerLifecycleManager's RUNNING state): from then on it heartbeats
+    /// every broker.heartbeat.interval.ms.
+    running: bool,
+    /// A heartbeat was lost to a disconnect; the controller channel sends
+    /// it again after the reconnect backoff.
+    heartbeat_lost: bool,
     fetch_in_flight: Option<i32>,
     /// The controller the metadata fetch in flight went to.
     fetch_to: u32,
@@ -90,8 +122,14 @@ impl BrokerControl {
             metadata_offset: 0,
             topic_configs,
             committed_partition_epochs: BTreeMap::new(),
+            incarnation: 0,
             registration_in_flight: None,
-            registration_to: 0,
+            communication_to: 0,
+            communication_due_ms: None,
+            next_immediate: false,
+            failed_attempts: 0,
+            running: false,
+            heartbeat_lost: false,
             fetch_in_flight: None,
             fetch_to: 0,
             reconnect_pending: false,
@@ -130,6 +168,11 @@ impl BrokerControl {
         self.next_correlation_id += 1;
         c
     }
+
+    /// A registration or heartbeat is on its way, or waits to be sent again.
+    fn communication_in_flight(&self) -> bool {
+        self.registration_in_flight.is_some() || self.heartbeat_in_flight.is_some() || self.heartbeat_lost
+    }
 }
 
 impl Broker {
@@ -144,7 +187,10 @@ impl Broker {
     /// snapshots and HW checkpoint beside them) survive like a disk.
     pub fn crash(&mut self) {
         let mut fresh = Broker::new(self.id, self.config.clone());
-        fresh.control = self.control.take().map(|c| BrokerControl::new(c.controllers, c.topic_configs));
+        fresh.control = self.control.take().map(|c| {
+            let incarnation = c.incarnation + 1;
+            BrokerControl { incarnation, ..BrokerControl::new(c.controllers, c.topic_configs) }
+        });
         fresh.next_producer_id = self.next_producer_id;
         for (tp, mut p) in std::mem::take(&mut self.partitions) {
             p.leader = None;
@@ -165,31 +211,65 @@ impl Broker {
     }
 
     /// BrokerLifecycleManager.beginControlledShutdown: from now on every
-    /// heartbeat says wantShutDown, and the next one goes at once.
+    /// heartbeat says wantShutDown, and the next one goes at once (or as
+    /// soon as the one in flight is answered).
     pub fn begin_controlled_shutdown(&mut self, ctx: &mut Ctx) {
         let me = self.id;
         let Some(c) = self.control.as_mut() else { return };
         c.want_shut_down = true;
-        // A regular heartbeat still on its way is no sign of a lost
-        // controller here; this one simply goes out beside it.
-        c.heartbeat_in_flight = None;
         ctx.trace(|| TraceKind::ControlledShutdownRequested { broker: me });
-        self.send_heartbeat(ctx);
+        self.schedule_communication(ctx, 0);
     }
 
-    /// Sends a BrokerHeartbeat to the active controller as last heard. One
-    /// still unanswered is given up first: that controller may be gone or
-    /// cut off, so the broker forgets it and tries the next one.
+    /// BrokerLifecycleManager.scheduleNextCommunication: the next
+    /// registration or heartbeat in `after_ms`, replacing any scheduled
+    /// before; at once if one came due while another was in flight.
+    fn schedule_communication(&mut self, ctx: &mut Ctx, after_ms: u64) {
+        let Some(c) = self.control.as_mut() else { return };
+        let after_ms = if std::mem::take(&mut c.next_immediate) { 0 } else { after_ms };
+        let due_ms = ctx.now_ms + after_ms;
+        c.communication_due_ms = Some(due_ms);
+        ctx.timer(after_ms, Timer::Broker(BrokerTimer::ControllerCommunication { due_ms }));
+    }
+
+    /// BrokerLifecycleManager.scheduleNextCommunicationAfterFailure: the
+    /// exponential backoff over the failures in a row, never at once.
+    fn communication_failed(&mut self, ctx: &mut Ctx) {
+        let Some(c) = self.control.as_mut() else { return };
+        let wait = ctx.rng.exponential_backoff_ms(
+            COMMUNICATION_BACKOFF_MS,
+            BROKER_SESSION_TIMEOUT_MS,
+            COMMUNICATION_BACKOFF_JITTER_PERCENT,
+            c.failed_attempts,
+        );
+        c.failed_attempts = c.failed_attempts.saturating_add(1);
+        c.next_immediate = false;
+        self.schedule_communication(ctx, wait);
+    }
+
+    /// BrokerLifecycleManager's CommunicationEvent: a registration until
+    /// the broker has an epoch, then heartbeats; one at a time.
+    fn communicate(&mut self, ctx: &mut Ctx) {
+        let Some(c) = self.control.as_mut() else { return };
+        if c.communication_in_flight() {
+            c.next_immediate = true;
+        } else if c.broker_epoch.is_some() {
+            self.send_heartbeat(ctx);
+        } else {
+            self.send_registration(ctx);
+        }
+    }
+
+    /// Sends a BrokerHeartbeat to the active controller as last heard.
     fn send_heartbeat(&mut self, ctx: &mut Ctx) {
         let me = self.id;
         let Some(c) = self.control.as_mut() else { return };
         let Some(broker_epoch) = c.broker_epoch else { return };
-        if c.heartbeat_in_flight.take().is_some() {
-            c.forget_leader();
-        }
         let to = c.target();
         let correlation_id = c.correlation_id();
         c.heartbeat_in_flight = Some(correlation_id);
+        c.communication_to = to;
+        ctx.timer(CONTROLLER_REQUEST_TIMEOUT_MS, Timer::Broker(BrokerTimer::ControllerRequestTimeout { correlation_id }));
         let (metadata_offset, want_shut_down) = (c.metadata_offset, c.want_shut_down);
         ctx.send(
             NodeId::Controller(to),
@@ -225,21 +305,25 @@ impl Broker {
                 if c.leader == Some(controller) {
                     c.forget_leader();
                 }
-                c.heartbeat_in_flight = None;
-                let lost_registration = c.registration_in_flight.is_some() && c.registration_to == controller;
+                let lost_heartbeat = c.heartbeat_in_flight.is_some() && c.communication_to == controller;
+                let lost_registration = c.registration_in_flight.is_some() && c.communication_to == controller;
                 let lost_fetch = c.fetch_in_flight.is_some() && c.fetch_to == controller;
                 // NodeToControllerChannelManager queues a request lost to a
                 // disconnect again: the pending ISR changes go after the
                 // reconnect backoff.
                 let lost_alter = c.alter_in_flight.iter().any(|(_, _, to)| *to == controller);
                 c.alter_in_flight.retain(|(_, _, to)| *to != controller);
+                if lost_heartbeat {
+                    c.heartbeat_in_flight = None;
+                    c.heartbeat_lost = true;
+                }
                 if lost_registration {
                     c.registration_in_flight = None;
                 }
                 if lost_fetch {
                     c.fetch_in_flight = None;
                 }
-                if (lost_registration || lost_fetch || lost_alter) && !c.reconnect_pending {
+                if (lost_heartbeat || lost_registration || lost_fetch || lost_alter) && !c.reconnect_pending {
                     c.reconnect_pending = true;
                     ctx.timer(c.reconnect_backoff_ms, Timer::Broker(BrokerTimer::ControllerReconnect));
                     c.reconnect_backoff_ms = (c.reconnect_backoff_ms * 2).min(RECONNECT_BACKOFF_MAX_MS);
@@ -250,8 +334,8 @@ impl Broker {
     }
 
     /// The reconnect backoff is over: send what the broker is missing, a
-    /// registration if it has no broker epoch, else the metadata fetch and
-    /// the pending ISR changes.
+    /// registration if it has no broker epoch, else the metadata fetch, a
+    /// lost heartbeat and the pending ISR changes.
     fn reconnect(&mut self, ctx: &mut Ctx) {
         let Some(c) = self.control.as_mut() else { return };
         c.reconnect_pending = false;
@@ -260,6 +344,9 @@ impl Broker {
                 self.send_registration(ctx);
             }
         } else {
+            if std::mem::take(&mut c.heartbeat_lost) {
+                self.send_heartbeat(ctx);
+            }
             self.send_metadata_fetch(ctx);
             self.resend_alter_partitions(ctx);
         }
@@ -292,22 +379,20 @@ impl Broker {
     }
 
     pub(super) fn control_startup(&mut self, ctx: &mut Ctx) {
-        if self.control.is_some() {
-            self.send_registration(ctx);
-            ctx.timer(BROKER_HEARTBEAT_INTERVAL_MS, Timer::Broker(BrokerTimer::ControllerHeartbeat));
-        }
+        self.send_registration(ctx);
     }
 
-    pub(super) fn send_registration(&mut self, ctx: &mut Ctx) {
+    fn send_registration(&mut self, ctx: &mut Ctx) {
         let me = self.id;
         let Some(c) = self.control.as_mut() else { return };
         let to = c.target();
         let correlation_id = c.correlation_id();
         c.registration_in_flight = Some(correlation_id);
-        c.registration_to = to;
+        c.communication_to = to;
+        let incarnation = c.incarnation;
         ctx.send(
             NodeId::Controller(to),
-            Message::Control(ControlMessage::BrokerRegistrationRequest { broker: me, correlation_id }),
+            Message::Control(ControlMessage::BrokerRegistrationRequest { broker: me, correlation_id, incarnation }),
         );
         ctx.timer(CONTROLLER_REQUEST_TIMEOUT_MS, Timer::Broker(BrokerTimer::ControllerRequestTimeout { correlation_id }));
     }
@@ -333,11 +418,12 @@ impl Broker {
     pub(super) fn on_control_timer(&mut self, ctx: &mut Ctx, timer: BrokerTimer) {
         let Some(c) = self.control.as_mut() else { return };
         match timer {
-            BrokerTimer::ControllerHeartbeat => {
-                ctx.timer(BROKER_HEARTBEAT_INTERVAL_MS, Timer::Broker(BrokerTimer::ControllerHeartbeat));
-                self.send_heartbeat(ctx);
+            BrokerTimer::ControllerCommunication { due_ms } => {
+                if c.communication_due_ms == Some(due_ms) {
+                    c.communication_due_ms = None;
+                    self.communicate(ctx);
+                }
             }
-            BrokerTimer::ControlledShutdownHeartbeat => self.send_heartbeat(ctx),
             BrokerTimer::ControllerRequestTimeout { correlation_id } => {
                 if let Some(i) = c.alter_in_flight.iter().position(|(_, id, _)| *id == correlation_id) {
                     // No answer: that controller may be gone or cut off; the
@@ -345,10 +431,13 @@ impl Broker {
                     c.alter_in_flight.remove(i);
                     c.forget_leader();
                     self.resend_alter_partitions(ctx);
-                } else if c.registration_in_flight == Some(correlation_id) {
+                } else if c.registration_in_flight == Some(correlation_id) || c.heartbeat_in_flight == Some(correlation_id) {
+                    // BrokerLifecycleManager's onTimeout: the next try, to
+                    // the next controller, after the backoff.
                     c.registration_in_flight = None;
+                    c.heartbeat_in_flight = None;
                     c.forget_leader();
-                    self.send_registration(ctx);
+                    self.communication_failed(ctx);
                 } else if c.fetch_in_flight == Some(correlation_id) {
                     c.fetch_in_flight = None;
                     c.forget_leader();
@@ -358,7 +447,6 @@ impl Broker {
             BrokerTimer::MetadataFetch => self.send_metadata_fetch(ctx),
             BrokerTimer::ControllerReconnect => self.reconnect(ctx),
             BrokerTimer::AlterPartitionRetry => self.resend_alter_partitions(ctx),
-            BrokerTimer::ControllerRegister if c.registration_in_flight.is_none() => self.send_registration(ctx),
             _ => {}
         }
     }
@@ -374,56 +462,71 @@ impl Broker {
                     return;
                 }
                 c.registration_in_flight = None;
-                if error == ErrorCode::None {
-                    c.leader = Some(from);
-                    c.broker_epoch = Some(broker_epoch);
-                    c.fenced = true;
-                    ctx.trace(|| TraceKind::BrokerRegistered { broker: me, controller: from, broker_epoch });
-                    self.send_metadata_fetch(ctx);
-                } else {
-                    c.leader = leader_hint.filter(|l| *l != from);
-                    let backoff = if c.leader.is_some() { 0 } else { CONTROLLER_RETRY_BACKOFF_MS };
-                    ctx.timer(backoff, Timer::Broker(BrokerTimer::ControllerRegister));
+                match error {
+                    ErrorCode::None => {
+                        c.failed_attempts = 0;
+                        c.leader = Some(from);
+                        c.broker_epoch = Some(broker_epoch);
+                        c.fenced = true;
+                        ctx.trace(|| TraceKind::BrokerRegistered { broker: me, controller: from, broker_epoch });
+                        self.send_metadata_fetch(ctx);
+                        // The first heartbeat goes at once.
+                        self.schedule_communication(ctx, 0);
+                    }
+                    ErrorCode::NotController => self.controller_moved(ctx, from, leader_hint),
+                    // DUPLICATE_BROKER_REGISTRATION and anything else.
+                    _ => self.communication_failed(ctx),
                 }
             }
             ControlMessage::BrokerHeartbeatResponse { correlation_id, error, fenced, leader_hint, should_shut_down, .. } => match error {
                 _ if c.heartbeat_in_flight != Some(correlation_id) => {}
                 ErrorCode::None => {
                     c.heartbeat_in_flight = None;
+                    c.failed_attempts = 0;
                     c.leader = Some(from);
                     c.fenced = fenced;
-                    if c.want_shut_down && should_shut_down {
-                        // The controller moved everything off this broker
-                        // and the others have caught up: stop now.
-                        ctx.trace(|| TraceKind::BrokerShutDown { broker: me });
-                        ctx.stop();
-                    } else if c.want_shut_down {
+                    // BrokerHeartbeatResponseEvent, by the broker's state.
+                    let after = if c.want_shut_down {
+                        if should_shut_down {
+                            // The controller moved everything off this
+                            // broker and the others have caught up: stop now.
+                            ctx.trace(|| TraceKind::BrokerShutDown { broker: me });
+                            ctx.stop();
+                            return;
+                        }
                         // Kafka asks again sooner after the first "not yet".
-                        let after = if c.got_controlled_shutdown_response {
-                            BROKER_HEARTBEAT_INTERVAL_MS
-                        } else {
+                        let first = !std::mem::replace(&mut c.got_controlled_shutdown_response, true);
+                        if first {
                             CONTROLLED_SHUTDOWN_FIRST_RETRY_MS
-                        };
-                        c.got_controlled_shutdown_response = true;
-                        ctx.timer(after, Timer::Broker(BrokerTimer::ControlledShutdownHeartbeat));
-                    }
+                        } else {
+                            BROKER_HEARTBEAT_INTERVAL_MS
+                        }
+                    } else if c.running || !fenced {
+                        c.running = true;
+                        BROKER_HEARTBEAT_INTERVAL_MS
+                    } else {
+                        // STARTING (and RECOVERY, which the simulation passes
+                        // through at once: it has no logs to recover).
+                        STARTING_HEARTBEAT_MS
+                    };
+                    self.schedule_communication(ctx, after);
                 }
+                // The controller's log lost this registration (it was never
+                // committed): register again. Kafka's broker only retries the
+                // heartbeat, as its controller never loses a registration it
+                // answered; the simulation's answers before the commit.
                 ErrorCode::StaleBrokerEpoch => {
                     c.heartbeat_in_flight = None;
                     c.broker_epoch = None;
-                    if c.registration_in_flight.is_none() {
-                        self.send_registration(ctx);
-                    }
+                    self.communication_failed(ctx);
+                }
+                ErrorCode::NotController => {
+                    c.heartbeat_in_flight = None;
+                    self.controller_moved(ctx, from, leader_hint);
                 }
                 _ => {
                     c.heartbeat_in_flight = None;
-                    c.leader = leader_hint.filter(|l| *l != from);
-                    // A controlled shutdown does not wait a whole interval
-                    // to find the active controller.
-                    if c.want_shut_down {
-                        let backoff = if c.leader.is_some() { 0 } else { CONTROLLER_RETRY_BACKOFF_MS };
-                        ctx.timer(backoff, Timer::Broker(BrokerTimer::ControlledShutdownHeartbeat));
-                    }
+                    self.communication_failed(ctx);
                 }
             },
             ControlMessage::MetadataFetchResponse { correlation_id, error, leader_hint, records, next_offset, .. } => {
@@ -438,7 +541,12 @@ impl Broker {
                     return;
                 }
                 c.leader = Some(from);
-                c.metadata_offset = c.metadata_offset.max(next_offset);
+                let before = c.metadata_offset;
+                c.metadata_offset = before.max(next_offset);
+                // The broker has now applied its own registration: it is
+                // ready to be unfenced, and says so in a heartbeat at once
+                // (BrokerLifecycleManager's SetReadyToUnfenceEvent).
+                let ready = !c.running && c.broker_epoch.is_some_and(|e| before <= e && c.metadata_offset > e);
                 // Partition states are folded over the whole response and
                 // applied once each, so a broker replaying the log after a
                 // restart goes straight to the current state.
@@ -450,6 +558,9 @@ impl Broker {
                     self.apply_partition(ctx, r);
                 }
                 self.send_metadata_fetch(ctx);
+                if ready {
+                    self.schedule_communication(ctx, 0);
+                }
             }
             ControlMessage::AlterPartitionResponse { correlation_id, error, leader_hint, partition, .. } => {
                 let Some(i) = c.alter_in_flight.iter().position(|(_, id, _)| *id == correlation_id) else { return };
@@ -483,6 +594,16 @@ impl Broker {
             }
             _ => {}
         }
+    }
+
+    /// NOT_CONTROLLER: NodeToControllerChannelManager sends the request
+    /// again itself, at once to a named active controller, else after a
+    /// short pause; the lifecycle manager counts no failure.
+    fn controller_moved(&mut self, ctx: &mut Ctx, from: u32, leader_hint: Option<u32>) {
+        let Some(c) = self.control.as_mut() else { return };
+        c.leader = leader_hint.filter(|l| *l != from);
+        let backoff = if c.leader.is_some() { 0 } else { CONTROLLER_RETRY_BACKOFF_MS };
+        self.schedule_communication(ctx, backoff);
     }
 
     /// Applies one committed record of the metadata log.

@@ -52,10 +52,10 @@ pub enum BrokerTimer {
     RetentionCheck,
     /// The replica fetcher for `leader` sends its next Fetch.
     ReplicaFetch { leader: u32 },
-    /// Control plane: send (again) a BrokerRegistration.
-    ControllerRegister,
-    /// Control plane: time for a BrokerHeartbeat.
-    ControllerHeartbeat,
+    /// Control plane: time for the next BrokerRegistration or
+    /// BrokerHeartbeat, scheduled for `due_ms` (a newer schedule makes this
+    /// one stale).
+    ControllerCommunication { due_ms: u64 },
     /// Control plane: fetch the metadata log again.
     MetadataFetch,
     /// Control plane: the reconnect backoff after a refused or reset
@@ -64,8 +64,6 @@ pub enum BrokerTimer {
     /// Control plane: no answer to this request in time; try another
     /// controller.
     ControllerRequestTimeout { correlation_id: i32 },
-    /// Control plane: ask again whether the controlled shutdown may finish.
-    ControlledShutdownHeartbeat,
     /// Control plane: send again every pending ISR change that has no
     /// AlterPartition in flight (AlterPartitionManager's retry after 50 ms).
     AlterPartitionRetry,
@@ -264,9 +262,7 @@ impl Broker {
             BrokerTimer::RetentionCheck => self.retention_check(ctx),
             BrokerTimer::ReplicaFetch { leader } => self.send_fetch(ctx, leader),
             BrokerTimer::ReplicaFetchTimeout { leader, correlation_id } => self.replica_fetch_timeout(ctx, leader, correlation_id),
-            t @ (BrokerTimer::ControllerRegister
-            | BrokerTimer::ControlledShutdownHeartbeat
-            | BrokerTimer::ControllerHeartbeat
+            t @ (BrokerTimer::ControllerCommunication { .. }
             | BrokerTimer::MetadataFetch
             | BrokerTimer::ControllerReconnect
             | BrokerTimer::AlterPartitionRetry

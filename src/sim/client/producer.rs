@@ -754,16 +754,7 @@ impl Producer {
 /// maximum. In integers (parts per million for the factor), so every
 /// platform draws the same wait from the same seed.
 pub fn retry_backoff_ms(config: &crate::sim::config::ProducerConfig, attempts: u32, rng: &mut crate::sim::rng::SimRng) -> u64 {
-    let max = config.retry_backoff_max_ms;
-    let initial = config.retry_backoff_ms.min(max);
-    if max <= initial {
-        // ExponentialBackoff: no room to grow is a constant backoff.
-        return initial;
-    }
-    let doublings = attempts.saturating_sub(1).min(32);
-    let term = initial.saturating_mul(1u64 << doublings).min(max);
-    let factor_ppm = 800_000 + rng.below(400_000);
-    (term.saturating_mul(factor_ppm) / 1_000_000).min(max)
+    rng.exponential_backoff_ms(config.retry_backoff_ms, config.retry_backoff_max_ms, 20, attempts.saturating_sub(1))
 }
 
 #[cfg(test)]

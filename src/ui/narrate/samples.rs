@@ -111,9 +111,10 @@ pub(crate) fn kind_index(k: &TraceKind) -> usize {
         TraceKind::BrokerShutDown { .. } => 42,
         TraceKind::UncleanLeaderElected { .. } => 43,
         TraceKind::ConnectionClosed { .. } => 44,
+        TraceKind::BrokerRegistrationRefused { .. } => 45,
     }
 }
-pub(crate) const KIND_COUNT: usize = 45;
+pub(crate) const KIND_COUNT: usize = 46;
 
 pub(crate) fn wait_index(w: &WaitReason) -> usize {
     match w {
@@ -382,6 +383,7 @@ fn error_codes() -> Vec<ErrorCode> {
         InvalidUpdateVersion,
         IneligibleReplica,
         NetworkException,
+        DuplicateBrokerRegistration,
     ];
     assert_covers("ErrorCode", &all, |e| match e {
         None => 0,
@@ -410,7 +412,8 @@ fn error_codes() -> Vec<ErrorCode> {
         InvalidUpdateVersion => 23,
         IneligibleReplica => 24,
         NetworkException => 25,
-    }, 26);
+        DuplicateBrokerRegistration => 26,
+    }, 27);
     all
 }
 
@@ -539,7 +542,7 @@ fn metadata_records() -> Vec<MetadataRecord> {
         partition_epoch: 9,
     };
     let all = vec![
-        MetadataRecord::RegisterBroker { broker: 4, epoch: 23 },
+        MetadataRecord::RegisterBroker { broker: 4, epoch: 23, incarnation: 1 },
         MetadataRecord::Topic { name: "orders".into(), partitions: 3 },
         MetadataRecord::Partition(partition(Some(1))),
         MetadataRecord::Partition(partition(None)),
@@ -622,6 +625,7 @@ pub(crate) fn kinds() -> Vec<TraceKind> {
         TraceKind::ControllerActivated { controller: 2, epoch: 9 },
         TraceKind::BrokerSessionExpired { broker: 3, last_heartbeat_ms: 4567 },
         TraceKind::BrokerRegistered { broker: 3, controller: 1, broker_epoch: 42 },
+        TraceKind::BrokerRegistrationRefused { broker: 3, controller: 1, session_ends_ms: 9876 },
         TraceKind::BrokerStopped { broker: 6 },
         TraceKind::NetworkPartitioned { a: vec![NodeId::Broker(1)], b: vec![NodeId::Controller(2), NodeId::Controller(3)] },
         TraceKind::NetworkHealed { cuts: 1 },
