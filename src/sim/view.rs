@@ -134,6 +134,10 @@ pub struct BrokerView {
     pub next_isr_expiration_ms: Option<u64>,
     /// How often that task runs (`replica.lag.time.max.ms` / 2).
     pub isr_expiration_interval_ms: u64,
+    /// With controllers: this process holds a broker epoch. False while its
+    /// registration is on its way, or refused because an earlier start's
+    /// session is still valid (which no heartbeat of this process renews).
+    pub registered: bool,
 }
 
 /// A broker's session as the active controller keeps it (Kafka's

@@ -74,7 +74,10 @@ pub fn broker_session(view: &ClusterView, broker: u32, now_ms: f64) -> Option<Co
         return None;
     }
     let active = view.quorum.as_ref().and_then(|q| q.active)?;
+    // A stopped broker, or a new process of it that is not registered,
+    // cannot renew this session.
     let cannot_reach = b.status == BrokerStatus::Stopped
+        || !b.registered
         || faults::link_is_cut(view, NodeId::Broker(broker), NodeId::Controller(active));
     let silent_ms = (now_ms - session.last_heartbeat_ms as f64).max(0.0) as u64;
     let overdue = silent_ms > BROKER_HEARTBEAT_INTERVAL_MS * 3 / 2;

@@ -14,7 +14,9 @@ pub enum Situation {
     /// A broker that cannot heartbeat (down, cut off, or silent too long):
     /// the active controller fences it when its session runs out. `leads`
     /// are the partitions the metadata still names it leader of.
-    Fencing { broker: u32, in_ms: u64, leads: Vec<String> },
+    /// `restarted`: the broker runs again, but as a new process whose
+    /// registration the controller refuses until the old session ends.
+    Fencing { broker: u32, in_ms: u64, leads: Vec<String>, restarted: bool },
     /// Fenced, yet the committed metadata still names it leader of these
     /// partitions: the active controller is choosing new leaders from the
     /// ISR, and they take over once the quorum commits the change.
@@ -66,7 +68,8 @@ pub fn situations(view: &ClusterView, now_ms: f64) -> Vec<Situation> {
             .map(|p| format!("{}-{}", p.topic, p.partition))
             .collect();
         if let Some(c) = super::countdown::broker_session(view, b.id, now_ms).filter(|c| c.running_down) {
-            out.push(Situation::Fencing { broker: b.id, in_ms: c.remaining_ms, leads });
+            let restarted = b.status != BrokerStatus::Stopped && !b.registered;
+            out.push(Situation::Fencing { broker: b.id, in_ms: c.remaining_ms, leads, restarted });
         } else if leads.is_empty() {
             continue;
         } else if b.status == BrokerStatus::Stopped && frozen {
@@ -124,24 +127,26 @@ pub fn sentence(lang: Lang, s: &Situation) -> String {
     use super::i18n::duration;
     use super::narrate_ko::{ga, neun};
     match (lang, s) {
-        (Lang::En, Situation::Fencing { broker, in_ms, leads }) => format!(
-            "Broker {broker} sends no heartbeat the active controller hears: fenced in {}{}.",
+        (Lang::En, Situation::Fencing { broker, in_ms, leads, restarted }) => format!(
+            "Broker {broker} sends no heartbeat the active controller hears: fenced in {}{}.{}",
             duration(lang, *in_ms),
             if leads.is_empty() {
                 String::new()
             } else {
                 format!(", and until then the metadata still names it leader of {}", prose_list(lang, leads))
-            }
+            },
+            if *restarted { " It runs again, but the controller refuses the new process's registration until the old session ends." } else { "" }
         ),
-        (Lang::Ko, Situation::Fencing { broker, in_ms, leads }) => format!(
-            "액티브 컨트롤러에게 {} 하트비트가 닿지 않습니다: {} 뒤 펜싱됩니다{}.",
+        (Lang::Ko, Situation::Fencing { broker, in_ms, leads, restarted }) => format!(
+            "액티브 컨트롤러에게 {} 하트비트가 닿지 않습니다: {} 뒤 펜싱됩니다{}.{}",
             format!("브로커 {broker}의"),
             duration(lang, *in_ms),
             if leads.is_empty() {
                 String::new()
             } else {
                 format!(". 그때까지 메타데이터는 아직 이 브로커를 {}의 리더로 적고 있습니다", prose_list(lang, leads))
-            }
+            },
+            if *restarted { " 브로커는 다시 실행 중이지만, 옛 세션이 끝날 때까지 컨트롤러가 새 프로세스의 등록을 거절합니다." } else { "" }
         ),
         (Lang::En, Situation::Electing { broker, partitions }) => format!(
             "Broker {broker} is fenced: the active controller elects new leaders for {} from the ISR, and they take over once the quorum commits the change.",
@@ -258,7 +263,7 @@ mod tests {
         s.command_now(Command::KillBroker { broker: leader }).unwrap();
         let first = situations(&s.view(), now(&s));
         let in_ms = match &first[..] {
-            [Situation::Fencing { broker, in_ms, leads }] if *broker == leader && leads.contains(&"orders-0".to_string()) => *in_ms,
+            [Situation::Fencing { broker, in_ms, leads, restarted: false }] if *broker == leader && leads.contains(&"orders-0".to_string()) => *in_ms,
             other => panic!("{other:?}"),
         };
         assert!(in_ms > 5_000 && in_ms <= 9_000, "{in_ms}");
@@ -276,6 +281,24 @@ mod tests {
         assert!(saw_electing, "between the fence and the commit the partitions are being elected");
         assert!(situations(&s.view(), now(&s)).is_empty(), "{:?}", situations(&s.view(), now(&s)));
         assert_ne!(s.view().partition("orders", 0).unwrap().leader, Some(leader));
+    }
+
+    /// A broker restarted within its session: the countdown goes on, and the
+    /// line says why the running broker does not take part yet.
+    #[test]
+    fn a_broker_restarted_within_its_session_is_shown_refused_until_the_fence() {
+        let mut s = Session::default();
+        let leader = s.view().partition("orders", 0).unwrap().leader.unwrap();
+        s.command_now(Command::KillBroker { broker: leader }).unwrap();
+        s.command_now(Command::RestartBroker { broker: leader }).unwrap();
+        let refused = |e: &crate::sim::trace::TraceEvent| matches!(e.kind, crate::sim::trace::TraceKind::BrokerRegistrationRefused { .. });
+        assert!(s.seek(60_000, refused));
+        match &situations(&s.view(), now(&s))[..] {
+            [Situation::Fencing { broker, restarted: true, leads, .. }] if *broker == leader && !leads.is_empty() => {}
+            other => panic!("{other:?}"),
+        }
+        let text = sentence(Lang::En, &situations(&s.view(), now(&s))[0]);
+        assert!(text.ends_with("refuses the new process's registration until the old session ends."), "{text}");
     }
 
     #[test]
@@ -300,8 +323,8 @@ mod tests {
     fn every_situation_reads_as_plain_language_in_both_languages() {
         let all = [
             Situation::DeadLeader { broker: 1, partitions: vec!["orders-0".into(), "orders-2".into()] },
-            Situation::Fencing { broker: 1, in_ms: 6_200, leads: vec!["orders-0".into()] },
-            Situation::Fencing { broker: 2, in_ms: 300, leads: vec![] },
+            Situation::Fencing { broker: 1, in_ms: 6_200, leads: vec!["orders-0".into()], restarted: false },
+            Situation::Fencing { broker: 2, in_ms: 300, leads: vec![], restarted: true },
             Situation::Electing { broker: 1, partitions: vec!["orders-0".into()] },
             Situation::Offline { partitions: vec!["orders-1".into()] },
             Situation::NoActiveController { election_in_ms: Some(1_200) },

@@ -181,6 +181,7 @@ impl Broker {
             session: None,
             next_isr_expiration_ms: None,
             isr_expiration_interval_ms: self.config.replica_lag_time_max_ms / 2,
+            registered: self.control.as_ref().is_none_or(|c| c.broker_epoch.is_some()),
         }
     }
 }
