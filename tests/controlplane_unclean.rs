@@ -11,7 +11,7 @@ use kafkascope::sim::broker::fetcher::REPLICA_SOCKET_TIMEOUT_MS;
 use kafkascope::sim::config::{BrokerConfig, ProducerConfig, TopicSpec};
 use kafkascope::sim::controller::{PartitionRecord, BROKER_SESSION_TIMEOUT_MS};
 use kafkascope::sim::ids::TopicPartition;
-use kafkascope::sim::invariants::{Guarantee, Invariant, InvariantChecker, NoGuarantee};
+use kafkascope::sim::invariants::{Breach, Guarantee, Invariant, InvariantChecker, NoGuarantee};
 use kafkascope::sim::simulation::{ClientSpec, Command, Simulation};
 use kafkascope::sim::trace::TraceKind;
 
@@ -172,5 +172,5 @@ fn the_checker_reports_an_acks_all_write_lost_to_an_unclean_election_as_not_guar
     assert_eq!(v[0].invariant, Invariant::AcknowledgedWriteKept);
     assert_eq!(v[0].guarantee, Some(Guarantee::NotGuaranteed(NoGuarantee::UncleanElection)));
     assert_eq!(v[0].partition, Some(tp()));
-    assert!(v[0].description.contains("offsets 1..=1"), "{}", v[0].description);
+    assert!(matches!(v[0].breach, Breach::WriteLost { base_offset: 1, last_offset: 1, .. }), "{}", v[0]);
 }

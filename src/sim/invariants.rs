@@ -94,16 +94,72 @@ pub struct Violation {
     /// The node that step was handed to.
     pub node: NodeId,
     pub partition: Option<TopicPartition>,
-    /// One English sentence.
-    pub description: String,
+    /// What broke, as data: the page words it in each language.
+    pub breach: Breach,
     /// For a lost write: whether Kafka guarantees it.
     pub guarantee: Option<Guarantee>,
 }
 
 impl fmt::Display for Violation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "step {} at {}ms on {}: {}: {}", self.step, self.time_ms, self.node, self.invariant, self.description)
+        // For a developer reading a failed test: the breach's fields as they are.
+        write!(f, "step {} at {}ms on {}: {}: {:?}", self.step, self.time_ms, self.node, self.invariant, self.breach)
     }
+}
+
+/// What exactly a violation found. The partition is the violation's own.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Breach {
+    /// Two controllers lead the metadata quorum in one epoch.
+    TwoQuorumLeaders { first: u32, second: u32, epoch: i32 },
+    /// Two brokers lead the partition in one leader epoch.
+    TwoPartitionLeaders { first: u32, second: u32, leader_epoch: i32 },
+    /// The leader's high watermark went back within its leadership.
+    HighWatermarkBack { leader: u32, from: i64, to: i64, leader_epoch: i32 },
+    /// An acknowledged write is not in the newest leader's log below its HW.
+    WriteLost {
+        client: NodeId,
+        acked_step: u64,
+        base_offset: i64,
+        last_offset: i64,
+        leader: u32,
+        leader_epoch: i32,
+        found: FoundInstead,
+        high_watermark: i64,
+        /// The topic's min.insync.replicas when the write was acknowledged.
+        min_insync_replicas: u32,
+    },
+    /// A consumer read up to `last_offset`, above every HW a leader had.
+    ReadAboveCommitted { consumer: NodeId, last_offset: i64, bound: i64 },
+    /// A replica appended `base..=last` where its log ended at `expected`.
+    OffsetGap { replica: u32, base: i64, last: i64, expected: i64, leo: i64 },
+    /// An idempotent producer's batch is in the replica's log at two offsets.
+    BatchTwice { replica: u32, producer_id: i64, producer_epoch: i16, base_sequence: i32, first: i64, again: i64 },
+}
+
+impl Breach {
+    pub fn invariant(&self) -> Invariant {
+        match self {
+            Breach::TwoQuorumLeaders { .. } => Invariant::ElectionSafety,
+            Breach::TwoPartitionLeaders { .. } => Invariant::OneLeaderPerLeaderEpoch,
+            Breach::HighWatermarkBack { .. } => Invariant::HighWatermarkMonotonic,
+            Breach::WriteLost { .. } => Invariant::AcknowledgedWriteKept,
+            Breach::ReadAboveCommitted { .. } => Invariant::ConsumerReadsCommitted,
+            Breach::OffsetGap { .. } => Invariant::OffsetsContiguous,
+            Breach::BatchTwice { .. } => Invariant::IdempotentBatchOnce,
+        }
+    }
+}
+
+/// What the leader's log holds where a lost write was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FoundInstead {
+    /// Another batch starting at the same offset.
+    AnotherBatch,
+    /// Another batch that spans the offset.
+    AnotherBatchAcross,
+    /// Nothing: the log is shorter there.
+    Nothing,
 }
 
 /// Where an observation comes from.
@@ -220,8 +276,9 @@ impl InvariantChecker {
         &self.violations
     }
 
-    fn violate(&mut self, at: At, invariant: Invariant, partition: Option<TopicPartition>, description: String, guarantee: Option<Guarantee>) {
-        self.violations.push(Violation { invariant, step: at.step, time_ms: at.time_ms, node: at.node, partition, description, guarantee });
+    fn violate(&mut self, at: At, partition: Option<TopicPartition>, breach: Breach, guarantee: Option<Guarantee>) {
+        let invariant = breach.invariant();
+        self.violations.push(Violation { invariant, step: at.step, time_ms: at.time_ms, node: at.node, partition, breach, guarantee });
     }
 
     /// Checks the step just taken; returns how many new violations it found.
@@ -332,9 +389,8 @@ impl InvariantChecker {
                 let other = *other;
                 self.violate(
                     at,
-                    Invariant::ElectionSafety,
                     None,
-                    format!("controllers {other} and {controller} both lead the metadata quorum in epoch {epoch}"),
+                    Breach::TwoQuorumLeaders { first: other, second: controller, epoch },
                     None,
                 );
             }
@@ -356,9 +412,8 @@ impl InvariantChecker {
                 let other = *other;
                 self.violate(
                     at,
-                    Invariant::OneLeaderPerLeaderEpoch,
                     Some(tp.clone()),
-                    format!("brokers {other} and {b} both lead {tp} in leader epoch {epoch}"),
+                    Breach::TwoPartitionLeaders { first: other, second: b, leader_epoch: epoch },
                     None,
                 );
             }
@@ -372,9 +427,8 @@ impl InvariantChecker {
             if e == epoch && hw < last {
                 self.violate(
                     at,
-                    Invariant::HighWatermarkMonotonic,
                     Some(tp.clone()),
-                    format!("the high watermark of {tp} on its leader {b} went back from {last} to {hw} in leader epoch {epoch}"),
+                    Breach::HighWatermarkBack { leader: b, from: last, to: hw, leader_epoch: epoch },
                     None,
                 );
             }
@@ -427,30 +481,24 @@ impl InvariantChecker {
                 Guarantee::Guaranteed
             };
             let found = match batch_at(w.batch.base_offset) {
-                Some(b) if b.base_offset == w.batch.base_offset => "another batch",
-                Some(_) => "another batch across it",
-                None => "nothing",
-            };
-            let why = match guarantee {
-                Guarantee::Guaranteed => format!(
-                    "Kafka guarantees it (acks=all, min.insync.replicas={}, clean elections only)",
-                    w.min_insync_replicas
-                ),
-                Guarantee::NotGuaranteed(NoGuarantee::AcksOne) => {
-                    "Kafka does not guarantee it: acks=1 waits for the leader alone".to_string()
-                }
-                Guarantee::NotGuaranteed(NoGuarantee::UncleanElection) => {
-                    "Kafka does not guarantee it: an unclean leader election happened since".to_string()
-                }
+                Some(b) if b.base_offset == w.batch.base_offset => FoundInstead::AnotherBatch,
+                Some(_) => FoundInstead::AnotherBatchAcross,
+                None => FoundInstead::Nothing,
             };
             self.violate(
                 at,
-                Invariant::AcknowledgedWriteKept,
                 Some(tp.clone()),
-                format!(
-                    "the write {} acknowledged at step {} at offsets {}..={} of {tp} is gone: leader {} (epoch {}) has {found} there below its HW {hw}; {why}",
-                    w.client, w.step, w.batch.base_offset, w.batch.last_offset, leader.broker, leader.leader_epoch
-                ),
+                Breach::WriteLost {
+                    client: w.client,
+                    acked_step: w.step,
+                    base_offset: w.batch.base_offset,
+                    last_offset: w.batch.last_offset,
+                    leader: leader.broker,
+                    leader_epoch: leader.leader_epoch,
+                    found,
+                    high_watermark: hw,
+                    min_insync_replicas: w.min_insync_replicas,
+                },
                 Some(guarantee),
             );
         }
@@ -493,13 +541,8 @@ impl InvariantChecker {
         if next_offset > bound {
             self.violate(
                 at,
-                Invariant::ConsumerReadsCommitted,
                 Some(partition.clone()),
-                format!(
-                    "{} read {partition} up to offset {}, but no leader's high watermark was ever above {bound}",
-                    at.node,
-                    next_offset - 1
-                ),
+                Breach::ReadAboveCommitted { consumer: at.node, last_offset: next_offset - 1, bound },
                 None,
             );
         }
@@ -512,11 +555,8 @@ impl InvariantChecker {
         if base != expected || last < base || leo != last + 1 {
             self.violate(
                 at,
-                Invariant::OffsetsContiguous,
                 Some(partition.clone()),
-                format!(
-                    "broker {replica} appended offsets {base}..={last} to {partition} whose log ended at {expected} (LEO now {leo})"
-                ),
+                Breach::OffsetGap { replica, base, last, expected, leo },
                 None,
             );
         }
@@ -551,12 +591,15 @@ impl InvariantChecker {
         if let Some(first) = earlier {
             self.violate(
                 at,
-                Invariant::IdempotentBatchOnce,
                 Some(partition.clone()),
-                format!(
-                    "producer {} (epoch {}) wrote its batch with base sequence {} twice to {partition} on broker {replica}: at offset {first} and again at offset {}",
-                    batch.producer_id, batch.producer_epoch, batch.base_sequence, batch.base_offset
-                ),
+                Breach::BatchTwice {
+                    replica,
+                    producer_id: batch.producer_id,
+                    producer_epoch: batch.producer_epoch,
+                    base_sequence: batch.base_sequence,
+                    first,
+                    again: batch.base_offset,
+                },
                 None,
             );
         }
@@ -610,7 +653,11 @@ mod tests {
         c.observe_idempotent_batch(at(4, NodeId::Broker(0)), 0, &tp(), &again);
         assert_eq!(c.violations().len(), 1);
         assert_eq!(c.violations()[0].invariant, Invariant::IdempotentBatchOnce);
-        assert!(c.violations()[0].description.contains("at offset 3 and again at offset 4"), "{}", c.violations()[0]);
+        assert!(
+            matches!(c.violations()[0].breach, Breach::BatchTwice { replica: 0, first: 3, again: 4, .. }),
+            "{}",
+            c.violations()[0]
+        );
         // Replica 1 truncates below it, then takes the batch at offset 4: the
         // copy it had is gone, so that is no duplicate.
         c.observe_truncation(1, &tp(), 3);
@@ -687,7 +734,10 @@ mod tests {
         assert_eq!(v.invariant, Invariant::AcknowledgedWriteKept);
         assert_eq!(v.guarantee, Some(Guarantee::Guaranteed));
         assert_eq!(v.step, 3);
-        assert!(v.description.contains("offsets 4..=4") && v.description.contains("Kafka guarantees it"), "{}", v.description);
+        assert!(
+            matches!(v.breach, Breach::WriteLost { base_offset: 4, last_offset: 4, leader: 1, found: FoundInstead::AnotherBatch, min_insync_replicas: 2, .. }),
+            "{v}"
+        );
         // Reported once.
         c.observe_leader(at(4, NodeId::Broker(1)), &leader(1, 2, 6), |o| (o == 4).then_some(batch(4, 0xbbbb)));
         assert_eq!(c.violations().len(), 1);

@@ -1,5 +1,5 @@
 use crate::sim::invariants::Violation;
-use crate::ui::alarms::{guarantee_note, invariant_name};
+use crate::ui::alarms::{breach_text, guarantee_note, invariant_name};
 use crate::ui::hooks::use_dispatch;
 use crate::ui::i18n::Lang;
 use crate::ui::state::Action;
@@ -30,7 +30,7 @@ pub fn alarms(props: &AlarmsProps) -> Html {
                         <li role="alert">
                             <strong>{ invariant_name(lang, v.invariant) }</strong>
                             { format!(" · {} {} · {} ms · {}", t.step_word, v.step, v.time_ms, v.node) }
-                            <p class="alarm-description">{ v.description.clone() }</p>
+                            <p class="alarm-description">{ breach_text(lang, v.partition.as_ref(), &v.breach) }</p>
                             if let Some(g) = v.guarantee {
                                 <p class="alarm-guarantee">{ guarantee_note(lang, g) }</p>
                             }
