@@ -8,13 +8,13 @@ use common::*;
 use kafkascope::sim::config::{BrokerConfig, TopicConfig, TopicSpec};
 use kafkascope::sim::ids::NodeId;
 use kafkascope::sim::protocol::{ApiKey, ErrorCode};
-use kafkascope::sim::simulation::{ClusterConfig, Simulation, MAX_BROKERS};
+use kafkascope::sim::simulation::{ClusterConfig, ConfigProblem, Simulation, MAX_BROKERS};
 use kafkascope::sim::trace::{Direction, Stage, TraceKind};
 use std::collections::{BTreeMap, BTreeSet};
 
 fn refused(config: ClusterConfig) -> (ErrorCode, String) {
     let e = Simulation::new(config, 1).expect_err("the configuration must be refused");
-    (e.error, e.message)
+    (e.error, e.to_string())
 }
 
 fn with_topics(brokers: u32, topics: Vec<TopicSpec>) -> ClusterConfig {
@@ -27,6 +27,10 @@ fn a_replication_factor_above_the_broker_count_is_invalid_replication_factor() {
     assert_eq!(error, ErrorCode::InvalidReplicationFactor);
     assert_eq!(error.code(), 38);
     assert!(message.contains("orders"), "{message}");
+    assert_eq!(
+        Simulation::new(with_topics(3, vec![TopicSpec::new("orders", 1, 4)]), 1).unwrap_err().problem,
+        ConfigProblem::ReplicationFactor { topic: "orders".into(), replication_factor: 4, brokers: 3 }
+    );
     // Zero replicas is as invalid as too many; exactly the broker count is fine.
     assert_eq!(refused(with_topics(3, vec![TopicSpec::new("orders", 1, 0)])).0, ErrorCode::InvalidReplicationFactor);
     assert!(Simulation::new(with_topics(3, vec![TopicSpec::new("orders", 1, 3)]), 1).is_ok());

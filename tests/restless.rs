@@ -200,9 +200,9 @@ impl Page {
             UserAction::ApplySetup(draft) => match draft.parse() {
                 Ok(setup) => match setup.start() {
                     Ok(session) => self.start(session, setup),
-                    Err(e) => self.error = Some(i18n::setup_error(self.lang, &e, Some(&setup))),
+                    Err(e) => self.error = Some(i18n::setup_error(self.lang, &e)),
                 },
-                Err(e) => self.error = Some(i18n::setup_error(self.lang, &e, None)),
+                Err(e) => self.error = Some(i18n::setup_error(self.lang, &e)),
             },
             UserAction::ShareAndOpen(edit) => {
                 let link = ShareLink::of(&self.setup, &self.session);

@@ -8,6 +8,7 @@ use super::client::Client;
 use super::controller::{Controller, ControllerSetup};
 use super::config::{BrokerConfig, ConsumerConfig, ProducerConfig, TopicConfig, TopicSpec};
 use super::ids::{NodeId, TopicName, TopicPartition};
+use super::log::log::LogError;
 use super::node::{Ctx, Output, Timer};
 use super::placement::{assign_replicas, UsableBroker};
 use super::protocol::{ErrorCode, Message};
@@ -74,18 +75,77 @@ impl Default for ClusterConfig {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConfigError {
     pub error: ErrorCode,
-    pub message: String,
+    pub problem: ConfigProblem,
+}
+
+/// What is wrong with a configuration, as data: the page words it in each
+/// language, and the CLI prints the English of [`fmt::Display`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ConfigProblem {
+    /// The cluster has no brokers or more than the simulation runs.
+    Brokers(u32),
+    /// A controller quorum has 1, 3 or 5 voters (or 0 for none).
+    Controllers(u32),
+    /// num.network.threads, num.io.threads or queued.max.requests is 0.
+    NoThreads,
+    /// replica.lag.time.max.ms below 2 or log.retention.check.interval.ms 0.
+    LagOrRetentionCheck,
+    /// Not a legal topic name.
+    TopicName(String),
+    /// Two topics share a name.
+    TopicTwice(String),
+    /// A topic has no partitions or more than 1000.
+    Partitions { topic: String, partitions: u32 },
+    /// A topic's replication factor is 0 or more than the brokers.
+    ReplicationFactor { topic: String, replication_factor: u32, brokers: u32 },
+    /// A topic setting below the range Kafka allows.
+    TopicSetting { topic: String, name: &'static str, value: i64, minimum: i64 },
+    /// A topic's min.insync.replicas is 0.
+    MinInsyncReplicas { topic: String },
 }
 
 impl ConfigError {
-    fn new(error: ErrorCode, message: impl Into<String>) -> Self {
-        Self { error, message: message.into() }
+    fn new(problem: ConfigProblem) -> Self {
+        let error = match problem {
+            ConfigProblem::TopicTwice(_) => ErrorCode::TopicAlreadyExists,
+            ConfigProblem::Partitions { .. } => ErrorCode::InvalidPartitions,
+            ConfigProblem::ReplicationFactor { .. } => ErrorCode::InvalidReplicationFactor,
+            _ => ErrorCode::InvalidConfig,
+        };
+        Self { error, problem }
     }
 }
 
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.error.name(), self.message)
+        write!(f, "{}: ", self.error.name())?;
+        match &self.problem {
+            ConfigProblem::Brokers(n) => write!(f, "a cluster needs 1 to {MAX_BROKERS} brokers, not {n}"),
+            ConfigProblem::Controllers(n) => write!(f, "a controller quorum has 1, 3 or 5 voters (or 0 for none), not {n}"),
+            ConfigProblem::NoThreads => {
+                f.write_str("num.network.threads, num.io.threads and queued.max.requests must each be at least 1")
+            }
+            ConfigProblem::LagOrRetentionCheck => {
+                f.write_str("replica.lag.time.max.ms must be at least 2 and log.retention.check.interval.ms at least 1")
+            }
+            ConfigProblem::TopicName(name) => write!(
+                f,
+                "\"{name}\" is not a legal topic name: use 1 to 249 of a-z, A-Z, 0-9, '.', '_' and '-'"
+            ),
+            ConfigProblem::TopicTwice(topic) => write!(f, "topic {topic} is defined twice"),
+            ConfigProblem::Partitions { topic, partitions } => {
+                write!(f, "topic {topic} needs 1 to 1000 partitions, not {partitions}")
+            }
+            ConfigProblem::ReplicationFactor { topic, replication_factor, brokers } => write!(
+                f,
+                "topic {topic} has replication factor {replication_factor}, but the cluster has {brokers} broker{}",
+                if *brokers == 1 { "" } else { "s" }
+            ),
+            ConfigProblem::TopicSetting { topic, name, value, minimum } => {
+                write!(f, "topic {topic}: {name} = {value} is invalid: it must be at least {minimum}")
+            }
+            ConfigProblem::MinInsyncReplicas { topic } => write!(f, "topic {topic}: min.insync.replicas must be at least 1"),
+        }
     }
 }
 
@@ -204,7 +264,7 @@ impl fmt::Display for CommandError {
             CommandError::UnknownClient(c) => write!(f, "there is no client {c}"),
             CommandError::NotAProducer(c) => write!(f, "client {c} is a consumer, not a producer"),
             CommandError::NotAConsumer(c) => write!(f, "client {c} is a producer, not a consumer"),
-            CommandError::UnknownTopic(t) => write!(f, "there is no topic named {t:?} (UNKNOWN_TOPIC_OR_PARTITION)"),
+            CommandError::UnknownTopic(t) => write!(f, "there is no topic named \"{t}\" (UNKNOWN_TOPIC_OR_PARTITION)"),
             CommandError::UnknownPartition(tp) => write!(f, "there is no partition {tp} (UNKNOWN_TOPIC_OR_PARTITION)"),
             CommandError::RecordTooLarge { bytes } => write!(
                 f,
@@ -410,60 +470,45 @@ fn valid_topic_name(name: &str) -> bool {
 }
 
 fn validate(config: &ClusterConfig) -> Result<(), ConfigError> {
-    use ErrorCode::{InvalidConfig, InvalidPartitions, InvalidReplicationFactor};
+    let refuse = |problem| Err(ConfigError::new(problem));
     if config.brokers == 0 || config.brokers > MAX_BROKERS {
-        return Err(ConfigError::new(InvalidConfig, format!("a cluster needs 1 to {MAX_BROKERS} brokers, not {}", config.brokers)));
+        return refuse(ConfigProblem::Brokers(config.brokers));
     }
     if !matches!(config.controllers, 0 | 1 | 3 | 5) {
-        return Err(ConfigError::new(
-            InvalidConfig,
-            format!("a controller quorum has 1, 3 or 5 voters (or 0 for none), not {}", config.controllers),
-        ));
+        return refuse(ConfigProblem::Controllers(config.controllers));
     }
     let b = &config.broker;
     if b.num_network_threads == 0 || b.num_io_threads == 0 || b.queued_max_requests == 0 {
-        return Err(ConfigError::new(
-            InvalidConfig,
-            "num.network.threads, num.io.threads and queued.max.requests must each be at least 1",
-        ));
+        return refuse(ConfigProblem::NoThreads);
     }
     if b.replica_lag_time_max_ms < 2 || b.log_retention_check_interval_ms == 0 {
-        return Err(ConfigError::new(
-            InvalidConfig,
-            "replica.lag.time.max.ms must be at least 2 and log.retention.check.interval.ms at least 1",
-        ));
+        return refuse(ConfigProblem::LagOrRetentionCheck);
     }
     let mut names = BTreeSet::new();
     for t in &config.topics {
+        let topic = t.name.clone();
         if !valid_topic_name(&t.name) {
-            return Err(ConfigError::new(
-                ErrorCode::InvalidConfig,
-                format!("\"{}\" is not a legal topic name: use 1 to 249 of a-z, A-Z, 0-9, '.', '_' and '-'", t.name),
-            ));
+            return refuse(ConfigProblem::TopicName(topic));
         }
         if !names.insert(t.name.clone()) {
-            return Err(ConfigError::new(ErrorCode::TopicAlreadyExists, format!("topic {} is defined twice", t.name)));
+            return refuse(ConfigProblem::TopicTwice(topic));
         }
         if t.partitions == 0 || t.partitions > 1000 {
-            return Err(ConfigError::new(InvalidPartitions, format!("topic {} needs 1 to 1000 partitions, not {}", t.name, t.partitions)));
+            return refuse(ConfigProblem::Partitions { topic, partitions: t.partitions });
         }
         if t.replication_factor == 0 || t.replication_factor > config.brokers {
-            return Err(ConfigError::new(
-                InvalidReplicationFactor,
-                format!(
-                    "topic {} has replication factor {}, but the cluster has {} broker{}",
-                    t.name,
-                    t.replication_factor,
-                    config.brokers,
-                    if config.brokers == 1 { "" } else { "s" }
-                ),
-            ));
+            return refuse(ConfigProblem::ReplicationFactor {
+                topic,
+                replication_factor: t.replication_factor,
+                brokers: config.brokers,
+            });
         }
-        if let Err(e) = t.config.log_config().validate() {
-            return Err(ConfigError::new(InvalidConfig, format!("topic {}: {e}", t.name)));
+        // A range check is the only way LogConfig::validate fails.
+        if let Err(LogError::InvalidConfig { name, value, minimum }) = t.config.log_config().validate() {
+            return refuse(ConfigProblem::TopicSetting { topic, name, value, minimum });
         }
         if t.config.min_insync_replicas == Some(0) {
-            return Err(ConfigError::new(InvalidConfig, format!("topic {}: min.insync.replicas must be at least 1", t.name)));
+            return refuse(ConfigProblem::MinInsyncReplicas { topic });
         }
     }
     Ok(())

@@ -654,7 +654,7 @@ use super::session::{ReplayError, MAX_REPLAY_COMMANDS, MAX_REPLAY_STEPS};
 use super::setup::{Field, Setup, SetupError, MAX_BROKERS, MAX_CONSUMERS, MAX_PARTITIONS, MAX_TOPICS};
 use super::json::{Expected, JsonError, JsonErrorKind, MAX_DEPTH};
 use super::share::{LinkError, MAX_LINK_CHARS};
-use crate::sim::protocol::ErrorCode;
+use crate::sim::simulation::{CommandError, ConfigError, ConfigProblem, MAX_BROKERS as MAX_SIM_BROKERS, MAX_REQUEST_SIZE};
 use crate::sim::trace::PartitionReason;
 
 fn acks_name(acks: i16) -> String {
@@ -733,18 +733,40 @@ fn quoted(text: &str) -> String {
     format!("\"{text}\"")
 }
 
-/// Kafka's topic name rule, to say in Korean which name broke it.
-fn legal_topic_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= 249
-        && name != "."
-        && name != ".."
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+
+/// Why the simulation refused a learner's action, as a sentence. The
+/// English is the simulation's own, which the CLI prints too.
+pub fn command_error(lang: Lang, e: &CommandError) -> String {
+    use CommandError as C;
+    let text = match (lang, e) {
+        (Lang::En, e) => return super::narrate::capitalized(&format!("{e}.")),
+        (_, C::UnknownClient(c)) => format!("{} 없습니다", neun(format!("클라이언트 {c}"))),
+        (_, C::NotAProducer(c)) => format!("{} 프로듀서가 아니라 컨슈머입니다", neun(format!("클라이언트 {c}"))),
+        (_, C::NotAConsumer(c)) => format!("{} 컨슈머가 아니라 프로듀서입니다", neun(format!("클라이언트 {c}"))),
+        (_, C::UnknownTopic(t)) => format!("{} 이름의 토픽은 없습니다(UNKNOWN_TOPIC_OR_PARTITION)", quoted(t)),
+        (_, C::UnknownPartition(tp)) => format!("{} 없습니다(UNKNOWN_TOPIC_OR_PARTITION)", neun(format!("파티션 {tp}"))),
+        (_, C::RecordTooLarge { bytes }) => {
+            format!("레코드가 {bytes}바이트로, 프로듀서의 max.request.size {MAX_REQUEST_SIZE}바이트보다 큽니다")
+        }
+        (_, C::NegativeOffset(o)) => format!("페치 오프셋은 음수일 수 없습니다({o})"),
+        (_, C::UnknownController(c)) => format!("{} 없습니다", neun(format!("컨트롤러 {c}"))),
+        (_, C::ControllerAlreadyStopped(c)) => format!("{} 이미 멈춰 있습니다", neun(format!("컨트롤러 {c}"))),
+        (_, C::ControllerAlreadyRunning(c)) => format!("{} 이미 돌고 있습니다", neun(format!("컨트롤러 {c}"))),
+        (_, C::UnknownBroker(b)) => format!("{} 없습니다", neun(format!("브로커 {b}"))),
+        (_, C::BrokerAlreadyStopped(b)) => format!("{} 이미 멈춰 있습니다", neun(format!("브로커 {b}"))),
+        (_, C::BrokerAlreadyRunning(b)) => format!("{} 이미 돌고 있습니다", neun(format!("브로커 {b}"))),
+        (_, C::NoControlPlane) => "브로커를 멈추거나 네트워크를 끊으려면 컨트롤러 쿼럼(컨트롤러 1, 3, 5대)이 있어야 합니다. 쿼럼이 없으면 리더십을 옮기거나 잃어버린 요청을 타임아웃시킬 주체가 없습니다".into(),
+        (_, C::BrokerAlreadyShuttingDown(b)) => format!("{} 이미 종료하는 중입니다", neun(format!("브로커 {b}"))),
+        (_, C::UnknownNode(n)) => format!("{} 없습니다", neun(format!("끊어 낼 {n}"))),
+        (_, C::NodeOnBothSides(n)) => format!("{} 네트워크 분할의 양쪽에 함께 있을 수 없습니다", neun(format!("{n}"))),
+        (_, C::EmptyPartitionSide) => "네트워크 분할에는 양쪽에 노드가 하나 이상 있어야 합니다".into(),
+        (_, C::NoPartition) => "복구할 네트워크 분할이 없습니다".into(),
+    };
+    format!("{text}.")
 }
 
-/// Why a setup was refused. `setup` is the refused one: the Korean text
-/// names the topic from it, since the simulation's own message is English.
-pub fn setup_error(lang: Lang, e: &SetupError, setup: Option<&Setup>) -> String {
+/// Why a setup was refused.
+pub fn setup_error(lang: Lang, e: &SetupError) -> String {
     match (lang, e) {
         (Lang::En, SetupError::NotANumber { field, text }) => {
             format!("{} must be a whole number of 0 or more, not {}.", field_name(lang, field), quoted(text))
@@ -767,52 +789,39 @@ pub fn setup_error(lang: Lang, e: &SetupError, setup: Option<&Setup>) -> String 
             "토픽 {topic}의 파티션 {partitions}개는 너무 많습니다. 이 페이지는 토픽마다 파티션을 {MAX_PARTITIONS}개까지 보여 줍니다."
         ),
         (Lang::En, SetupError::Config(c)) => format!("{c}."),
-        (Lang::Ko, SetupError::Config(c)) => config_error_ko(c, setup),
+        (Lang::Ko, SetupError::Config(c)) => config_error_ko(c),
     }
 }
 
-fn config_error_ko(c: &crate::sim::simulation::ConfigError, setup: Option<&Setup>) -> String {
-    let name = c.error.name();
-    let topics = setup.map(|s| s.topics.as_slice()).unwrap_or_default();
-    let brokers = setup.map_or(0, |s| s.brokers);
-    let said = match c.error {
-        ErrorCode::InvalidReplicationFactor => topics
-            .iter()
-            .find(|t| t.replication_factor == 0 || t.replication_factor > brokers)
-            .map(|t| {
-                format!(
-                    "토픽 {}의 복제 계수는 {}인데, 클러스터의 브로커는 {brokers}대입니다. 복제 계수는 1 이상, 브로커 수 이하여야 합니다",
-                    t.name, t.replication_factor
-                )
-            }),
-        ErrorCode::InvalidPartitions => topics
-            .iter()
-            .find(|t| t.partitions == 0 || t.partitions > 1000)
-            .map(|t| format!("토픽 {}에는 파티션이 1개에서 1000개까지 있어야 합니다({}개는 안 됩니다)", t.name, t.partitions)),
-        ErrorCode::TopicAlreadyExists => topics
-            .iter()
-            .enumerate()
-            .find(|(i, t)| topics[..*i].iter().any(|u| u.name == t.name))
-            .map(|(_, t)| format!("{} 두 번 정의되었습니다", ga(format!("토픽 {}", t.name)))),
-        ErrorCode::InvalidConfig => {
-            if let Some(t) = topics.iter().find(|t| !legal_topic_name(&t.name)) {
-                Some(format!(
-                    "{} 토픽 이름으로 쓸 수 없습니다. a-z, A-Z, 0-9, '.', '_', '-' 가운데 1자에서 249자까지 쓰세요",
-                    neun(quoted(&t.name))
-                ))
-            } else if setup.is_some_and(|s| s.min_insync_replicas == 0) {
-                Some("min.insync.replicas는 1 이상이어야 합니다".into())
-            } else {
-                None
-            }
+fn config_error_ko(c: &ConfigError) -> String {
+    let text = match &c.problem {
+        ConfigProblem::Brokers(n) => format!("클러스터에는 브로커가 1대에서 {MAX_SIM_BROKERS}대까지 있어야 합니다({n}대는 안 됩니다)"),
+        ConfigProblem::Controllers(n) => {
+            format!("컨트롤러 쿼럼의 투표자는 1, 3, 5대(없으면 0대)여야 합니다({n}대는 안 됩니다)")
         }
-        _ => None,
+        ConfigProblem::NoThreads => {
+            "num.network.threads, num.io.threads, queued.max.requests는 각각 1 이상이어야 합니다".into()
+        }
+        ConfigProblem::LagOrRetentionCheck => {
+            "replica.lag.time.max.ms는 2 이상, log.retention.check.interval.ms는 1 이상이어야 합니다".into()
+        }
+        ConfigProblem::TopicName(name) => format!(
+            "{} 토픽 이름으로 쓸 수 없습니다. a-z, A-Z, 0-9, '.', '_', '-' 가운데 1자에서 249자까지 쓰세요",
+            neun(quoted(name))
+        ),
+        ConfigProblem::TopicTwice(topic) => format!("{} 두 번 정의되었습니다", ga(format!("토픽 {topic}"))),
+        ConfigProblem::Partitions { topic, partitions } => {
+            format!("토픽 {topic}에는 파티션이 1개에서 1000개까지 있어야 합니다({partitions}개는 안 됩니다)")
+        }
+        ConfigProblem::ReplicationFactor { topic, replication_factor, brokers } => format!(
+            "토픽 {topic}의 복제 계수는 {replication_factor}인데, 클러스터의 브로커는 {brokers}대입니다. 복제 계수는 1 이상, 브로커 수 이하여야 합니다"
+        ),
+        ConfigProblem::TopicSetting { topic, name, value, minimum } => {
+            format!("토픽 {topic}: {name} = {value}은(는) 쓸 수 없습니다. {minimum} 이상이어야 합니다")
+        }
+        ConfigProblem::MinInsyncReplicas { topic } => format!("토픽 {topic}: min.insync.replicas는 1 이상이어야 합니다"),
     };
-    match said {
-        Some(text) => format!("{name}: {text}."),
-        // The simulation's own words, when the page cannot say it better.
-        None => format!("{name}: {}.", c.message),
-    }
+    format!("{}: {text}.", c.error.name())
 }
 
 /// Why a share link could not be opened (after [`Texts::link_error_intro`]).
@@ -834,8 +843,8 @@ pub fn link_error(lang: Lang, e: &LinkError) -> String {
         }
         (Lang::En, LinkError::Version(v)) => format!("it is version {v} of the link format, and this page reads version 1"),
         (Lang::Ko, LinkError::Version(v)) => format!("링크 형식 버전 {v}이며, 이 페이지는 버전 1만 읽습니다"),
-        (_, LinkError::Setup(e, setup)) => {
-            let text = setup_error(lang, e, Some(setup));
+        (_, LinkError::Setup(e)) => {
+            let text = setup_error(lang, e);
             text.trim_end_matches('.').to_string()
         }
         (Lang::En, LinkError::Replay(r)) => match r {
@@ -857,8 +866,10 @@ pub fn link_error(lang: Lang, e: &LinkError) -> String {
             }
         },
         (Lang::Ko, LinkError::Replay(r)) => match r {
-            ReplayError::Config(c) => config_error_ko(c, None),
-            ReplayError::Command { index, error } => format!("{index}번 동작이 거부되었습니다({error})"),
+            ReplayError::Config(c) => config_error_ko(c),
+            ReplayError::Command { index, error } => {
+                format!("{index}번 동작이 거부되었습니다({})", command_error(lang, error).trim_end_matches('.'))
+            }
             ReplayError::Unreachable { index, step } => {
                 format!("{index}번 동작은 {step}단계에 있는데, 실행은 그 단계에 멈추지 않습니다")
             }
@@ -1004,6 +1015,7 @@ pub fn hop_line(lang: Lang, step: u64, time_ms: u64, node: &str, narration: &str
 mod tests {
     use super::*;
     use crate::sim::record::partitioner::StickyReason;
+    use crate::sim::protocol::ErrorCode;
 
     #[test]
     fn every_speed_is_written_as_the_transport_bar_shows_it() {
@@ -1053,10 +1065,77 @@ mod tests {
             ..Setup::default()
         };
         let e = setup.start().err().unwrap();
-        let en = setup_error(Lang::En, &e, Some(&setup));
-        let ko = setup_error(Lang::Ko, &e, Some(&setup));
+        let en = setup_error(Lang::En, &e);
+        let ko = setup_error(Lang::Ko, &e);
         assert!(en.starts_with("INVALID_REPLICATION_FACTOR: topic orders has replication factor 4"), "{en}");
         assert!(ko.starts_with("INVALID_REPLICATION_FACTOR: 토픽 orders의 복제 계수는 4"), "{ko}");
+    }
+
+    #[test]
+    fn every_configuration_problem_is_told_in_both_languages_without_rust_syntax() {
+        let topic = || "orders".to_string();
+        let problems = [
+            ConfigProblem::Brokers(0),
+            ConfigProblem::Controllers(2),
+            ConfigProblem::NoThreads,
+            ConfigProblem::LagOrRetentionCheck,
+            ConfigProblem::TopicName("a/b".into()),
+            ConfigProblem::TopicTwice(topic()),
+            ConfigProblem::Partitions { topic: topic(), partitions: 0 },
+            ConfigProblem::ReplicationFactor { topic: topic(), replication_factor: 4, brokers: 3 },
+            ConfigProblem::TopicSetting { topic: topic(), name: "segment.bytes", value: 10, minimum: 61 },
+            ConfigProblem::MinInsyncReplicas { topic: topic() },
+        ];
+        for problem in problems {
+            let e = SetupError::Config(ConfigError { error: ErrorCode::InvalidConfig, problem });
+            let (en, ko) = (setup_error(Lang::En, &e), setup_error(Lang::Ko, &e));
+            assert!(ko.chars().any(|c| ('\u{AC00}'..='\u{D7A3}').contains(&c)), "{ko}");
+            for text in [&en, &ko] {
+                assert!(text.starts_with("INVALID_CONFIG: ") && text.ends_with('.'), "{text}");
+                for rust in ["{", "Some(", "::", "\\\""] {
+                    assert!(!text.contains(rust), "{text}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_refused_action_is_told_in_both_languages_without_rust_syntax() {
+        use crate::sim::ids::{NodeId, TopicPartition};
+        use crate::sim::simulation::CommandError as C;
+        let errors = [
+            C::UnknownClient(1),
+            C::NotAProducer(1),
+            C::NotAConsumer(1),
+            C::UnknownTopic("or\"ders".into()),
+            C::UnknownPartition(TopicPartition::new("orders", 7)),
+            C::RecordTooLarge { bytes: 2_000_000 },
+            C::NegativeOffset(-1),
+            C::UnknownController(4),
+            C::ControllerAlreadyStopped(1),
+            C::ControllerAlreadyRunning(1),
+            C::UnknownBroker(9),
+            C::BrokerAlreadyStopped(2),
+            C::BrokerAlreadyRunning(2),
+            C::NoControlPlane,
+            C::BrokerAlreadyShuttingDown(2),
+            C::UnknownNode(NodeId::Broker(9)),
+            C::NodeOnBothSides(NodeId::Client(0)),
+            C::EmptyPartitionSide,
+            C::NoPartition,
+        ];
+        for e in errors {
+            let (en, ko) = (command_error(Lang::En, &e), command_error(Lang::Ko, &e));
+            assert!(en.starts_with(|c: char| c.is_ascii_uppercase()), "{en}");
+            assert!(ko.chars().any(|c| ('\u{AC00}'..='\u{D7A3}').contains(&c)), "{ko}");
+            for text in [&en, &ko] {
+                assert!(text.ends_with('.') && !text.ends_with(".."), "{text}");
+                for rust in ["{", "Some(", "::", "\\"] {
+                    assert!(!text.contains(rust), "{text}");
+                }
+            }
+        }
+        assert_eq!(command_error(Lang::Ko, &C::BrokerAlreadyStopped(1)), "브로커 1은 이미 멈춰 있습니다.");
     }
 
     #[test]

@@ -313,7 +313,7 @@ pub fn narrate(event: &TraceEvent) -> String {
 }
 
 /// The first letter in upper case, for a list that opens a sentence.
-fn capitalized(text: &str) -> String {
+pub(crate) fn capitalized(text: &str) -> String {
     let mut chars = text.chars();
     match chars.next() {
         Some(first) => first.to_uppercase().chain(chars).collect(),

@@ -87,7 +87,7 @@ pub enum LinkError {
     /// A version this page does not read.
     Version(u32),
     /// The setup is impossible (and the setup, to name what in it).
-    Setup(SetupError, Box<Setup>),
+    Setup(SetupError),
     /// The log cannot be replayed on that setup.
     Replay(ReplayError),
 }
@@ -180,7 +180,7 @@ impl ShareLink {
 
     /// Replays the link into a session.
     pub fn open(&self) -> Result<Session, LinkError> {
-        let refused = |e| LinkError::Setup(e, Box::new(self.setup.clone()));
+        let refused = LinkError::Setup;
         self.setup.check_page_limits().map_err(refused)?;
         let commands: Vec<(u64, Command)> = self.actions.iter().map(|a| (a.at_step, a.command.clone())).collect();
         Session::replay(self.setup.cluster_config(), self.setup.seed, &commands, self.end_step, self.position).map_err(
@@ -598,7 +598,7 @@ mod tests {
         setup.topics[0].replication_factor = 4;
         let link = ShareLink::of(&setup, &s);
         match ShareLink::decode(&link.encode()).unwrap().open() {
-            Err(LinkError::Setup(SetupError::Config(e), _)) => assert_eq!(e.error, ErrorCode::InvalidReplicationFactor),
+            Err(LinkError::Setup(SetupError::Config(e))) => assert_eq!(e.error, ErrorCode::InvalidReplicationFactor),
             other => panic!("{:?}", other.err()),
         }
         // A position past the timeline's end.

@@ -11,7 +11,7 @@ use super::focus::Focus;
 use super::follow;
 use super::player::{Frame, Player};
 use super::session::StepReport;
-use super::i18n::Lang;
+use super::i18n::{self, Lang};
 use super::session::{Session, MAX_REPLAY_COMMANDS, MAX_REPLAY_STEPS};
 use super::setup::{Setup, SetupError};
 use super::share::{self, LinkError, ShareLink};
@@ -154,7 +154,7 @@ pub struct AppState {
     pub version: u64,
     pub error: Option<String>,
     /// The last refused setup and why (shown next to the Setup form).
-    pub setup_error: Option<(SetupError, Option<Setup>)>,
+    pub setup_error: Option<SetupError>,
     /// A share link that could not be opened.
     pub link_error: Option<LinkError>,
     pub share: ShareStatus,
@@ -405,7 +405,7 @@ impl AppState {
                     partition: None,
                     timestamp_ms: None,
                 };
-                self.session.borrow_mut().command(command).map_err(|e| e.to_string())?;
+                self.session.borrow_mut().command(command).map_err(|e| i18n::command_error(self.lang, &e))?;
             }
             Action::Fetch { consumer, topic, partition, offset, min_bytes, max_wait_ms } => {
                 let command = Command::Fetch {
@@ -416,7 +416,7 @@ impl AppState {
                     min_bytes: Some(min_bytes),
                     max_wait_ms: Some(max_wait_ms),
                 };
-                self.session.borrow_mut().command(command).map_err(|e| e.to_string())?;
+                self.session.borrow_mut().command(command).map_err(|e| i18n::command_error(self.lang, &e))?;
             }
             Action::ShowError(message) => return Err(message),
             Action::ToggleDock(tab) => self.dock = if self.dock == Some(tab) { None } else { Some(tab) },
@@ -426,9 +426,9 @@ impl AppState {
                     self.link_error = None;
                     self.fragment.clear();
                 }
-                Err(e) => self.setup_error = Some((e, Some(setup))),
+                Err(e) => self.setup_error = Some(e),
             },
-            Action::RejectSetup(e) => self.setup_error = Some((e, None)),
+            Action::RejectSetup(e) => self.setup_error = Some(e),
             Action::ShareLink => {
                 let link = ShareLink::of(&self.setup, &self.session.borrow());
                 if link.end_step > MAX_REPLAY_STEPS || link.actions.len() > MAX_REPLAY_COMMANDS {
@@ -478,7 +478,7 @@ impl AppState {
             }
             Action::Fault(command) => {
                 self.playing = false;
-                self.session.borrow_mut().command_now(command).map_err(|e| e.to_string())?;
+                self.session.borrow_mut().command_now(command).map_err(|e| i18n::command_error(self.lang, &e))?;
             }
             Action::NextHop => {
                 self.playing = false;
@@ -548,8 +548,17 @@ mod tests {
             acks: -1,
         };
         let refused = reduce(s.clone(), produce("no-such-topic"));
-        assert!(refused.error.is_some());
+        assert_eq!(
+            refused.error.as_deref(),
+            Some("There is no topic named \"no-such-topic\" (UNKNOWN_TOPIC_OR_PARTITION).")
+        );
         assert_eq!(refused.session.borrow().sim().steps(), steps);
+        // In Korean the refusal is Korean, not the simulation's English.
+        let korean = reduce(reduce(s.clone(), Action::ToggleLanguage), produce("no-such-topic"));
+        assert_eq!(
+            korean.error.as_deref(),
+            Some("\"no-such-topic\" 이름의 토픽은 없습니다(UNKNOWN_TOPIC_OR_PARTITION).")
+        );
         let s = reduce(refused, produce("orders"));
         assert!(s.error.is_none());
         assert!(s.hint_used);

@@ -13,7 +13,7 @@ pub struct DockProps {
     /// (name, partitions) of each topic.
     pub topics: Rc<Vec<(String, u32)>>,
     pub setup: Setup,
-    pub setup_error: Option<(SetupError, Option<Setup>)>,
+    pub setup_error: Option<SetupError>,
     pub share: ShareStatus,
     pub producers: Vec<ProducerView>,
     pub consumers: Vec<ConsumerView>,

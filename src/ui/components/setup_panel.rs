@@ -13,7 +13,7 @@ pub struct SetupPanelProps {
     /// The setup the current run was started from.
     pub setup: Setup,
     /// The last refused setup and why.
-    pub error: Option<(SetupError, Option<Setup>)>,
+    pub error: Option<SetupError>,
 }
 
 fn text_of(e: &InputEvent) -> String {
@@ -186,9 +186,9 @@ pub fn setup_panel(props: &SetupPanelProps) -> Html {
                     { switch("Pre-vote", "pre-vote-note", draft.pre_vote, on_pre_vote, t.pre_vote_label, t.pre_vote_note) }
                     <div class="setup-apply">
                         <button type="submit" aria-label="Apply setup">{ t.apply_setup }</button>
-                        if let Some((error, setup)) = &props.error {
+                        if let Some(error) = &props.error {
                             <p class="error setup-error" role="alert">
-                                { format!("{} {}", i18n::setup_error(lang, error, setup.as_ref()), t.setup_not_applied) }
+                                { format!("{} {}", i18n::setup_error(lang, error), t.setup_not_applied) }
                             </p>
                         }
                     </div>
