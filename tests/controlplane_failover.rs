@@ -490,7 +490,7 @@ fn a_retry_of_a_replicated_but_unanswered_batch_is_not_written_twice_by_the_new_
             sim.trace().iter().any(|e| e.node == kafkascope::sim::ids::NodeId::Broker(new) && matches!(e.kind, TraceKind::DuplicateBatch { .. })),
             "seed {seed}: the retry was answered as a duplicate"
         );
-        let twice: Vec<_> = checker.violations().iter().filter(|v| v.invariant == Invariant::IdempotentBatchOnce).collect();
+        let twice: Vec<_> = checker.violations().iter().filter(|v| v.invariant() == Invariant::IdempotentBatchOnce).collect();
         assert!(twice.is_empty(), "seed {seed}: {twice:?}");
     }
 }

@@ -169,7 +169,7 @@ fn the_checker_reports_an_acks_all_write_lost_to_an_unclean_election_as_not_guar
     run_checked(&mut sim, &mut checker, 8_000);
     let v = checker.violations();
     assert_eq!(v.len(), 1, "{v:?}");
-    assert_eq!(v[0].invariant, Invariant::AcknowledgedWriteKept);
+    assert_eq!(v[0].invariant(), Invariant::AcknowledgedWriteKept);
     assert_eq!(v[0].guarantee, Some(Guarantee::NotGuaranteed(NoGuarantee::UncleanElection)));
     assert_eq!(v[0].partition, Some(tp()));
     assert!(matches!(v[0].breach, Breach::WriteLost { base_offset: 1, last_offset: 1, .. }), "{}", v[0]);

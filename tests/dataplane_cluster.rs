@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 fn refused(config: ClusterConfig) -> (ErrorCode, String) {
     let e = Simulation::new(config, 1).expect_err("the configuration must be refused");
-    (e.error, e.to_string())
+    (e.error(), e.to_string())
 }
 
 fn with_topics(brokers: u32, topics: Vec<TopicSpec>) -> ClusterConfig {

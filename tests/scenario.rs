@@ -224,13 +224,13 @@ fn impossible_clusters_fail_with_kafkas_error() {
         .unwrap();
     match s.run(None) {
         Err(ScenarioError::Config(e)) => {
-            assert_eq!(e.error, ErrorCode::InvalidReplicationFactor);
+            assert_eq!(e.error(), ErrorCode::InvalidReplicationFactor);
             assert!(e.to_string().starts_with("INVALID_REPLICATION_FACTOR: "), "{e}");
         }
         other => panic!("expected a config error, got {other:?}"),
     }
     let s = Scenario::from_json(r#"{"topics":[{"name":"bad name","partitions":1}]}"#).unwrap();
-    assert!(matches!(s.run(None), Err(ScenarioError::Config(e)) if e.error == ErrorCode::InvalidConfig));
+    assert!(matches!(s.run(None), Err(ScenarioError::Config(e)) if e.error() == ErrorCode::InvalidConfig));
 }
 
 #[test]

@@ -322,7 +322,7 @@ fn lost_write_seeds(setting: Setting, expected: Guarantee) -> Vec<u64> {
             continue;
         }
         for v in &violations {
-            assert_eq!(v.invariant, Invariant::AcknowledgedWriteKept, "seed {seed} (SWEEP_SEED={seed}): {v}");
+            assert_eq!(v.invariant(), Invariant::AcknowledgedWriteKept, "seed {seed} (SWEEP_SEED={seed}): {v}");
             assert_eq!(v.guarantee, Some(expected), "seed {seed} (SWEEP_SEED={seed}): {v}");
         }
         eprintln!("seed {seed}: {} lost write(s), first: {}", violations.len(), violations[0]);

@@ -74,7 +74,6 @@ impl Default for ClusterConfig {
 /// Why a configuration cannot be simulated, with the error Kafka gives.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConfigError {
-    pub error: ErrorCode,
     pub problem: ConfigProblem,
 }
 
@@ -105,20 +104,20 @@ pub enum ConfigProblem {
 }
 
 impl ConfigError {
-    fn new(problem: ConfigProblem) -> Self {
-        let error = match problem {
+    /// The error Kafka gives for the problem.
+    pub fn error(&self) -> ErrorCode {
+        match self.problem {
             ConfigProblem::TopicTwice(_) => ErrorCode::TopicAlreadyExists,
             ConfigProblem::Partitions { .. } => ErrorCode::InvalidPartitions,
             ConfigProblem::ReplicationFactor { .. } => ErrorCode::InvalidReplicationFactor,
             _ => ErrorCode::InvalidConfig,
-        };
-        Self { error, problem }
+        }
     }
 }
 
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: ", self.error.name())?;
+        write!(f, "{}: ", self.error().name())?;
         match &self.problem {
             ConfigProblem::Brokers(n) => write!(f, "a cluster needs 1 to {MAX_BROKERS} brokers, not {n}"),
             ConfigProblem::Controllers(n) => write!(f, "a controller quorum has 1, 3 or 5 voters (or 0 for none), not {n}"),
@@ -470,7 +469,7 @@ fn valid_topic_name(name: &str) -> bool {
 }
 
 fn validate(config: &ClusterConfig) -> Result<(), ConfigError> {
-    let refuse = |problem| Err(ConfigError::new(problem));
+    let refuse = |problem| Err(ConfigError { problem });
     if config.brokers == 0 || config.brokers > MAX_BROKERS {
         return refuse(ConfigProblem::Brokers(config.brokers));
     }

@@ -46,7 +46,6 @@ pub fn guarantee_note(lang: Lang, g: Guarantee) -> &'static str {
     }
 }
 
-
 /// "offset 4" or "offsets 4 to 6", in the page's language.
 fn offsets(lang: Lang, first: i64, last: i64) -> String {
     match (lang, first == last) {

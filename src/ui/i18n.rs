@@ -733,7 +733,6 @@ fn quoted(text: &str) -> String {
     format!("\"{text}\"")
 }
 
-
 /// Why the simulation refused a learner's action, as a sentence. The
 /// English is the simulation's own, which the CLI prints too.
 pub fn command_error(lang: Lang, e: &CommandError) -> String {
@@ -821,7 +820,7 @@ fn config_error_ko(c: &ConfigError) -> String {
         }
         ConfigProblem::MinInsyncReplicas { topic } => format!("토픽 {topic}: min.insync.replicas는 1 이상이어야 합니다"),
     };
-    format!("{}: {text}.", c.error.name())
+    format!("{}: {text}.", c.error().name())
 }
 
 /// Why a share link could not be opened (after [`Texts::link_error_intro`]).
@@ -1015,7 +1014,6 @@ pub fn hop_line(lang: Lang, step: u64, time_ms: u64, node: &str, narration: &str
 mod tests {
     use super::*;
     use crate::sim::record::partitioner::StickyReason;
-    use crate::sim::protocol::ErrorCode;
 
     #[test]
     fn every_speed_is_written_as_the_transport_bar_shows_it() {
@@ -1087,11 +1085,13 @@ mod tests {
             ConfigProblem::MinInsyncReplicas { topic: topic() },
         ];
         for problem in problems {
-            let e = SetupError::Config(ConfigError { error: ErrorCode::InvalidConfig, problem });
+            let config = ConfigError { problem };
+            let code = format!("{}: ", config.error().name());
+            let e = SetupError::Config(config);
             let (en, ko) = (setup_error(Lang::En, &e), setup_error(Lang::Ko, &e));
             assert!(ko.chars().any(|c| ('\u{AC00}'..='\u{D7A3}').contains(&c)), "{ko}");
             for text in [&en, &ko] {
-                assert!(text.starts_with("INVALID_CONFIG: ") && text.ends_with('.'), "{text}");
+                assert!(text.starts_with(&code) && text.ends_with('.'), "{text}");
                 for rust in ["{", "Some(", "::", "\\\""] {
                     assert!(!text.contains(rust), "{text}");
                 }

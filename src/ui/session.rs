@@ -1058,7 +1058,7 @@ pub(crate) mod tests {
         let mut s = an_unclean_loss();
         let v = s.violations().to_vec();
         assert!(!v.is_empty(), "the lost write was caught");
-        assert_eq!(v[0].invariant, Invariant::AcknowledgedWriteKept);
+        assert_eq!(v[0].invariant(), Invariant::AcknowledgedWriteKept);
         assert_eq!(v[0].guarantee, Some(Guarantee::NotGuaranteed(NoGuarantee::UncleanElection)));
         let end = s.timeline_index();
         // Before the step that broke it, no alarm; at it, the alarm.

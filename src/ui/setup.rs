@@ -339,26 +339,26 @@ mod tests {
             ..Setup::default()
         };
         match rf4.start() {
-            Err(SetupError::Config(e)) => assert_eq!(e.error, ErrorCode::InvalidReplicationFactor),
+            Err(SetupError::Config(e)) => assert_eq!(e.error(), ErrorCode::InvalidReplicationFactor),
             other => panic!("{other:?}"),
         }
         let zero = Setup {
             topics: vec![TopicSetup { name: "orders".into(), partitions: 0, replication_factor: 1 }],
             ..Setup::default()
         };
-        assert!(matches!(zero.start(), Err(SetupError::Config(e)) if e.error == ErrorCode::InvalidPartitions));
+        assert!(matches!(zero.start(), Err(SetupError::Config(e)) if e.error() == ErrorCode::InvalidPartitions));
         let bad_name = Setup {
             topics: vec![TopicSetup { name: "no spaces".into(), partitions: 1, replication_factor: 1 }],
             ..Setup::default()
         };
-        assert!(matches!(bad_name.start(), Err(SetupError::Config(e)) if e.error == ErrorCode::InvalidConfig));
+        assert!(matches!(bad_name.start(), Err(SetupError::Config(e)) if e.error() == ErrorCode::InvalidConfig));
         assert_eq!(Setup { brokers: 10, ..Setup::default() }.start().err(), Some(SetupError::Brokers(10)));
         assert_eq!(Setup { brokers: 0, ..Setup::default() }.start().err(), Some(SetupError::Brokers(0)));
         for n in [0, 2, 4, 7] {
             assert_eq!(Setup { controllers: n, ..Setup::default() }.start().err(), Some(SetupError::Controllers(n)));
         }
         let isr0 = Setup { min_insync_replicas: 0, ..Setup::default() };
-        assert!(matches!(isr0.start(), Err(SetupError::Config(e)) if e.error == ErrorCode::InvalidConfig));
+        assert!(matches!(isr0.start(), Err(SetupError::Config(e)) if e.error() == ErrorCode::InvalidConfig));
     }
 
     #[test]

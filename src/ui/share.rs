@@ -598,7 +598,7 @@ mod tests {
         setup.topics[0].replication_factor = 4;
         let link = ShareLink::of(&setup, &s);
         match ShareLink::decode(&link.encode()).unwrap().open() {
-            Err(LinkError::Setup(SetupError::Config(e))) => assert_eq!(e.error, ErrorCode::InvalidReplicationFactor),
+            Err(LinkError::Setup(SetupError::Config(e))) => assert_eq!(e.error(), ErrorCode::InvalidReplicationFactor),
             other => panic!("{:?}", other.err()),
         }
         // A position past the timeline's end.

@@ -28,7 +28,7 @@ pub fn alarms(props: &AlarmsProps) -> Html {
                     let onclick = Callback::from(move |_: MouseEvent| dispatch.dispatch(Action::JumpToStep(step)));
                     html! {
                         <li role="alert">
-                            <strong>{ invariant_name(lang, v.invariant) }</strong>
+                            <strong>{ invariant_name(lang, v.invariant()) }</strong>
                             { format!(" · {} {} · {} ms · {}", t.step_word, v.step, v.time_ms, v.node) }
                             <p class="alarm-description">{ breach_text(lang, v.partition.as_ref(), &v.breach) }</p>
                             if let Some(g) = v.guarantee {
