@@ -13,7 +13,7 @@ use kafkascope::sim::controller::{PartitionRecord, BROKER_SESSION_TIMEOUT_MS};
 use kafkascope::sim::ids::TopicPartition;
 use kafkascope::sim::invariants::{Breach, Guarantee, Invariant, InvariantChecker, NoGuarantee};
 use kafkascope::sim::simulation::{ClientSpec, Command, Simulation};
-use kafkascope::sim::trace::TraceKind;
+use kafkascope::sim::trace::{ElectionTrigger, TraceKind};
 
 fn cluster(seed: u64, unclean: bool) -> Simulation {
     cluster_with(seed, unclean, 1)
@@ -82,7 +82,7 @@ fn with_unclean_election_off_the_partition_is_offline_until_an_isr_member_return
         assert_eq!(p.leader_epoch, epoch + 1, "seed {seed}: losing the leader bumps the leader epoch");
         assert!(!sim.broker(other).unwrap().control().unwrap().fenced, "seed {seed}: the other replica is up");
         assert_eq!(sim.view().partition("orders", 0).unwrap().leader, None, "seed {seed}: the view says no leader");
-        assert!(!sim.trace().iter().any(|e| matches!(e.kind, TraceKind::UncleanLeaderElected { .. })));
+        assert!(!sim.trace().iter().any(|e| matches!(&e.kind, TraceKind::LeaderElected(x) if x.unclean)));
 
         sim.command(Command::RestartBroker { broker: old }).unwrap();
         // The other replica's fetch to the dead leader is given up after
@@ -106,12 +106,16 @@ fn with_unclean_election_on_a_replica_outside_the_isr_leads_and_acknowledged_rec
         assert_eq!(p.isr, vec![other], "seed {seed}: ISR = [new leader]");
         assert_eq!(p.leader_epoch, epoch + 1, "seed {seed}");
         let elected = sim.trace().iter().find_map(|e| match &e.kind {
-            TraceKind::UncleanLeaderElected { partition, leader, leader_epoch, previous_isr } => {
-                Some((partition.clone(), *leader, *leader_epoch, previous_isr.clone()))
+            TraceKind::LeaderElected(x) if x.unclean => {
+                Some((x.partition.clone(), x.leader, x.previous, x.leader_epoch, x.previous_isr.clone(), x.trigger))
             }
             _ => None,
         });
-        assert_eq!(elected, Some((tp(), other, epoch + 1, vec![old])), "seed {seed}");
+        assert_eq!(
+            elected,
+            Some((tp(), Some(other), Some(old), epoch + 1, vec![old], ElectionTrigger::LeaderFenced)),
+            "seed {seed}: the old leader's fencing elected the replica outside the ISR"
+        );
         assert_eq!(leo(&sim, other), 1, "seed {seed}: the new leader never got b and c");
 
         sim.command(Command::RestartBroker { broker: old }).unwrap();

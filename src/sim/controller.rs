@@ -23,7 +23,7 @@ use super::raft::message::RaftMessage;
 use super::raft::node::RaftNode;
 use super::raft::output::{RaftOutput, RaftTimer};
 use super::raft::state::RaftDurable;
-use super::trace::{and_list, TraceKind};
+use super::trace::{and_list, ElectionTrigger, LeaderElection, Standing, TraceKind};
 use super::view::BrokerSessionView;
 use serde::{Deserialize, Serialize};
 use crate::sim::collections::{BTreeMap, BTreeSet};
@@ -190,6 +190,9 @@ struct Election {
     isr: Vec<u32>,
     /// The leader comes from outside the ISR.
     unclean: bool,
+    /// The replicas before the leader in assignment order that could not
+    /// lead, and why.
+    passed_over: Vec<(u32, Standing)>,
 }
 
 /// A dedicated controller process.
@@ -612,7 +615,7 @@ impl Controller {
                 return (ErrorCode::DuplicateBrokerRegistration, -1);
             }
             self.shutting_down.remove(&broker);
-            self.move_off(ctx, broker);
+            self.move_off(ctx, broker, ElectionTrigger::LeaderRestarted);
         }
         let epoch = self.raft.as_ref().map_or(0, |r| r.log_end_offset());
         self.append(ctx, MetadataRecord::RegisterBroker { broker, epoch, incarnation });
@@ -709,7 +712,7 @@ impl Controller {
     fn fence_broker(&mut self, ctx: &mut Ctx, broker: u32) {
         self.append(ctx, MetadataRecord::BrokerRegistrationChange { broker, fenced: true });
         self.shutting_down.remove(&broker);
-        self.move_off(ctx, broker);
+        self.move_off(ctx, broker, ElectionTrigger::LeaderFenced);
     }
 
     /// A heartbeat with wantShutDown (BrokerHeartbeatManager's
@@ -726,7 +729,7 @@ impl Controller {
                 // every broker knows not to add it to an ISR, then the
                 // partition changes.
                 self.append(ctx, MetadataRecord::BrokerInControlledShutdown { broker });
-                let changes = self.move_off(ctx, broker);
+                let changes = self.move_off(ctx, broker, ElectionTrigger::LeaderShuttingDown);
                 let offset = self.raft.as_ref().map_or(0, |r| r.log_end_offset());
                 self.shutting_down.insert(broker, offset);
                 ctx.trace(|| TraceKind::BrokerInControlledShutdown { broker, controller: self.id, partitions: changes });
@@ -753,12 +756,17 @@ impl Controller {
 
     /// The partition changes that take `broker` out of every ISR (never
     /// below one member) and give the partitions it led new leaders; how
-    /// many were written.
-    fn move_off(&mut self, ctx: &mut Ctx, broker: u32) -> u32 {
+    /// many were written. `trigger` is why the broker leaves.
+    fn move_off(&mut self, ctx: &mut Ctx, broker: u32, trigger: ElectionTrigger) -> u32 {
         let image = self.image(false);
         // A broker on its way out is no candidate for leadership either.
         let leaving = self.shutting_down.clone();
-        let alive = |b: u32| b != broker && image.is_unfenced(b) && !leaving.contains_key(&b);
+        let standing = |b: u32| match b {
+            _ if b == broker && trigger == ElectionTrigger::LeaderShuttingDown => Some(Standing::ShuttingDown),
+            _ if b == broker || !image.is_unfenced(b) => Some(Standing::Fenced),
+            _ if leaving.contains_key(&b) => Some(Standing::ShuttingDown),
+            _ => None,
+        };
         let mut changes = 0;
         for p in image.partitions.values() {
             if !p.replicas.contains(&broker) {
@@ -769,8 +777,8 @@ impl Controller {
                 // Kafka keeps the last ISR member; the partition goes offline.
                 isr = p.isr.clone();
             }
-            let election = self.elect_leader(p, isr, alive);
-            if self.append_election(ctx, p, election) {
+            let election = self.elect_leader(p, isr, standing);
+            if self.append_election(ctx, p, election, trigger) {
                 changes += 1;
             }
         }
@@ -783,11 +791,11 @@ impl Controller {
     /// may lead too.
     fn elect_offline_leaders(&mut self, ctx: &mut Ctx, broker: u32) {
         let image = self.image(false);
-        let alive = |b: u32| image.is_unfenced(b) || b == broker;
+        let standing = |b: u32| (!image.is_unfenced(b) && b != broker).then_some(Standing::Fenced);
         for p in image.partitions.values() {
             if p.leader.is_none() && p.replicas.contains(&broker) {
-                let election = self.elect_leader(p, p.isr.clone(), alive);
-                let _ = self.append_election(ctx, p, election);
+                let election = self.elect_leader(p, p.isr.clone(), standing);
+                let _ = self.append_election(ctx, p, election, ElectionTrigger::ReplicaReturned { broker });
             }
         }
     }
@@ -797,20 +805,33 @@ impl Controller {
     /// assignment order; else, only when the topic enables unclean leader
     /// election, the first live replica in assignment order, whose ISR is
     /// then itself alone; else no leader (-1) and the partition is offline.
-    fn elect_leader(&self, p: &PartitionRecord, isr: Vec<u32>, alive: impl Fn(u32) -> bool) -> Election {
+    /// `standing` says what keeps a replica from leading, None when it may.
+    fn elect_leader(&self, p: &PartitionRecord, isr: Vec<u32>, standing: impl Fn(u32) -> Option<Standing>) -> Election {
+        let alive = |b: u32| standing(b).is_none();
+        // What kept each replica ahead of the leader from leading: a live
+        // one there was passed over by a clean election, so it is out of
+        // the ISR (an unclean one takes the first live replica).
+        let passed_over = |leader: Option<u32>| -> Vec<(u32, Standing)> {
+            p.replicas
+                .iter()
+                .copied()
+                .take_while(|r| Some(*r) != leader)
+                .map(|r| (r, standing(r).unwrap_or(Standing::OutOfIsr)))
+                .collect()
+        };
         let clean = match p.leader {
             Some(l) if alive(l) && isr.contains(&l) => Some(l),
             _ => p.replicas.iter().copied().find(|r| isr.contains(r) && alive(*r)),
         };
         if clean.is_some() {
-            return Election { leader: clean, isr, unclean: false };
+            return Election { leader: clean, passed_over: passed_over(clean), isr, unclean: false };
         }
         if self.unclean_enabled(&p.partition.topic) {
             if let Some(leader) = p.replicas.iter().copied().find(|r| alive(*r)) {
-                return Election { leader: Some(leader), isr: vec![leader], unclean: true };
+                return Election { leader: Some(leader), isr: vec![leader], unclean: true, passed_over: passed_over(Some(leader)) };
             }
         }
-        Election { leader: None, isr, unclean: false }
+        Election { leader: None, passed_over: passed_over(None), isr, unclean: false }
     }
 
     fn unclean_enabled(&self, topic: &str) -> bool {
@@ -819,20 +840,27 @@ impl Controller {
 
     /// Writes the PartitionChangeRecord for an election, if anything
     /// changed (and says whether it did): every change bumps the partition
-    /// epoch, a new leader (or none) bumps the leader epoch.
-    fn append_election(&mut self, ctx: &mut Ctx, p: &PartitionRecord, election: Election) -> bool {
-        let Election { leader, isr, unclean } = election;
+    /// epoch, a new leader (or none) bumps the leader epoch, and is traced
+    /// with its trigger.
+    fn append_election(&mut self, ctx: &mut Ctx, p: &PartitionRecord, election: Election, trigger: ElectionTrigger) -> bool {
+        let Election { leader, isr, unclean, passed_over } = election;
         if leader == p.leader && isr == p.isr {
             return false;
         }
         let leader_epoch = if leader != p.leader { p.leader_epoch + 1 } else { p.leader_epoch };
-        if let (true, Some(l)) = (unclean, leader) {
-            let previous_isr = p.isr.clone();
-            ctx.trace(|| TraceKind::UncleanLeaderElected {
-                partition: p.partition.clone(),
-                leader: l,
-                leader_epoch,
-                previous_isr,
+        if leader != p.leader {
+            ctx.trace(|| {
+                TraceKind::LeaderElected(LeaderElection {
+                    controller: self.id,
+                    partition: p.partition.clone(),
+                    leader,
+                    previous: p.leader,
+                    leader_epoch,
+                    trigger,
+                    unclean,
+                    passed_over,
+                    previous_isr: p.isr.clone(),
+                })
             });
         }
         self.append(

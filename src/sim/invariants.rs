@@ -317,9 +317,7 @@ impl InvariantChecker {
                     self.observe_truncation(*replica, partition, *to_offset);
                 }
                 TraceKind::BrokerStopped { broker } => self.observe_broker_stopped(*broker),
-                TraceKind::UncleanLeaderElected { partition, leader_epoch, .. } => {
-                    self.observe_unclean_election(partition, *leader_epoch)
-                }
+                TraceKind::LeaderElected(e) if e.unclean => self.observe_unclean_election(&e.partition, e.leader_epoch),
                 TraceKind::ProduceCompleted { request, partition, base_offset, error, .. } => {
                     let acks = match request.client {
                         NodeId::Client(c) => sim.producer(c).map_or(-1, |p| p.config().acks),

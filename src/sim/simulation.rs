@@ -15,7 +15,7 @@ use super::protocol::{ErrorCode, Message};
 use super::raft::config::RaftConfig;
 use super::record::batch::Header;
 use super::rng::SimRng;
-use super::trace::{Direction, MessageKind, TraceEvent, TraceKind};
+use super::trace::{Direction, LeaderElection, MessageKind, TraceEvent, TraceKind};
 use super::view::{BrokerStatus, ClusterView, ControllerView, InFlightView, QuorumView};
 use serde::{Deserialize, Serialize};
 use super::event_queue::{EventQueue, QueueOrder};
@@ -447,7 +447,14 @@ pub struct Simulation {
     /// The node the last step was handed to: only its state changed, so
     /// the invariant checker looks at it alone.
     last_node: Option<NodeId>,
+    /// The last few leader elections of each partition, for the view: a
+    /// new active controller does not know why its predecessor elected.
+    elections: BTreeMap<TopicPartition, Vec<LeaderElection>>,
 }
+
+/// How many elections of a partition the view keeps: enough to find the
+/// committed one behind elections written but not yet committed.
+const ELECTIONS_KEPT: usize = 4;
 
 /// What a message is, for the trace: its quorum or control-plane RPC name,
 /// else its API and direction.
@@ -588,6 +595,7 @@ impl Simulation {
             cuts: Vec::new(),
             out: Vec::new(),
             last_node: None,
+            elections: BTreeMap::new(),
         };
         for b in broker_ids {
             sim.schedule(0, Event::Timer { node: NodeId::Broker(b), timer: Timer::Broker(BrokerTimer::Startup), incarnation: 0 });
@@ -1140,6 +1148,13 @@ impl Simulation {
     }
 
     fn record(&mut self, node: NodeId, kind: TraceKind) {
+        if let TraceKind::LeaderElected(e) = &kind {
+            let kept = self.elections.entry(e.partition.clone()).or_default();
+            if kept.len() == ELECTIONS_KEPT {
+                kept.remove(0);
+            }
+            kept.push(e.clone());
+        }
         if self.record_trace {
             self.trace.push(TraceEvent { step: self.steps, time_ms: self.now_ms, node, kind });
         }
@@ -1232,7 +1247,7 @@ impl Simulation {
             .collect();
         // The heap's internal order is not meaningful; sort for a stable view.
         sort_by_key(&mut in_flight, |f| (f.arrives_at_ms, f.request, f.from, f.to));
-        let partitions = super::view::partition_views(&self.topics, &brokers, image.as_ref());
+        let partitions = super::view::partition_views(&self.topics, &brokers, image.as_ref(), &self.elections);
         let network_cuts = self.cuts.iter().map(|(a, b)| (a.iter().copied().collect(), b.iter().copied().collect())).collect();
         ClusterView {
             time_ms: self.now_ms,

@@ -268,10 +268,62 @@ pub enum TraceKind {
     /// The controller answered shouldShutDown and the broker stopped; its
     /// logs survive.
     BrokerShutDown { broker: u32 },
-    /// No ISR replica was alive, and the topic allows
-    /// `unclean.leader.election.enable`: the controller elected a replica
-    /// from outside the ISR, which may lack committed records.
-    UncleanLeaderElected { partition: TopicPartition, leader: u32, leader_epoch: i32, previous_isr: Vec<u32> },
+    /// The active controller wrote a partition change that gives a
+    /// partition a new leader, or none: the election and why.
+    LeaderElected(LeaderElection),
+}
+
+/// One leader election by the active controller, as data: who leads in
+/// which leader epoch, what set it off, and which replicas ahead of the new
+/// leader in assignment order could not lead. The partition's "Why?" tells
+/// the last one for its current leader epoch instead of guessing the rule
+/// again from the cluster's state now (which may have changed since).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LeaderElection {
+    pub controller: u32,
+    pub partition: TopicPartition,
+    /// None: no replica could lead, and the partition is offline.
+    pub leader: Option<u32>,
+    pub previous: Option<u32>,
+    pub leader_epoch: i32,
+    pub trigger: ElectionTrigger,
+    /// The leader comes from outside the ISR
+    /// (`unclean.leader.election.enable`), and may lack committed records.
+    pub unclean: bool,
+    /// The replicas before the leader in assignment order, each with what
+    /// kept it from leading (all of them when there is no leader).
+    pub passed_over: Vec<(u32, Standing)>,
+    /// The ISR before the change.
+    pub previous_isr: Vec<u32>,
+}
+
+/// What made the controller elect: the ReplicationControlManager path that
+/// built the PartitionChangeRecord.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ElectionTrigger {
+    /// The leader's session expired and the controller fenced it
+    /// (maybeFenceOneStaleBroker).
+    LeaderFenced,
+    /// The leader asked for a controlled shutdown
+    /// (handleBrokerInControlledShutdown).
+    LeaderShuttingDown,
+    /// The leader's broker registered again as a new process
+    /// (handleBrokerUncleanShutdown).
+    LeaderRestarted,
+    /// A replica of an offline partition was unfenced
+    /// (handleBrokerUnfenced).
+    ReplicaReturned { broker: u32 },
+}
+
+/// Why the controller could not pick a replica as leader
+/// (PartitionChangeBuilder's isAcceptableLeader).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Standing {
+    Fenced,
+    /// In a controlled shutdown: the controller moves leadership off it.
+    ShuttingDown,
+    /// Alive, but not in the ISR, and the election was clean.
+    OutOfIsr,
 }
 
 /// Nodes as a comma-separated list.
@@ -326,7 +378,7 @@ impl TraceKind {
             | TraceKind::ControlledShutdownRequested { .. }
             | TraceKind::BrokerInControlledShutdown { .. }
             | TraceKind::BrokerShutDown { .. }
-            | TraceKind::UncleanLeaderElected { .. } => true,
+            | TraceKind::LeaderElected(_) => true,
             TraceKind::Raft { event, .. } => matches!(
                 event,
                 R::BecameProspective { .. }
@@ -793,11 +845,17 @@ impl fmt::Display for TraceEvent {
                 "controller {controller} puts broker {broker} in controlled shutdown: {partitions} partition change(s)"
             ),
             TraceKind::BrokerShutDown { broker } => write!(f, "broker {broker} shut down cleanly"),
-            TraceKind::UncleanLeaderElected { partition, leader, leader_epoch, previous_isr } => write!(
-                f,
-                "{partition} unclean leader election: {leader} leads epoch {leader_epoch} from outside the ISR ({})",
-                brokers(previous_isr)
-            ),
+            TraceKind::LeaderElected(e) => match e.leader {
+                Some(l) => write!(
+                    f,
+                    "controller {} elects broker {l} leader of {} in leader epoch {}{}",
+                    e.controller,
+                    e.partition,
+                    e.leader_epoch,
+                    if e.unclean { ", from outside the ISR" } else { "" }
+                ),
+                None => write!(f, "controller {} finds no replica of {} that can lead: it is offline", e.controller, e.partition),
+            },
         }
     }
 }

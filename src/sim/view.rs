@@ -9,7 +9,7 @@ use super::log::log::SegmentView;
 use super::protocol::ApiKey;
 use super::purgatory::timing_wheel::WheelView;
 use super::raft::state::RaftView;
-use super::trace::{Direction, WaitReason};
+use super::trace::{Direction, LeaderElection, WaitReason};
 use serde::{Deserialize, Serialize};
 use crate::sim::collections::BTreeMap;
 
@@ -224,6 +224,10 @@ pub struct PartitionView {
     pub high_watermark: i64,
     /// (broker, LEO, HW) of each replica, in assignment order.
     pub replica_offsets: Vec<(u32, i64, i64)>,
+    /// The election that gave the partition its leader in this leader
+    /// epoch, if the simulation saw it (none for the leader a new topic
+    /// starts with).
+    pub election: Option<LeaderElection>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -424,6 +428,7 @@ pub(crate) fn partition_views(
     topics: &BTreeMap<String, TopicSpec>,
     brokers: &[BrokerView],
     image: Option<&super::controller::MetadataImage>,
+    elections: &BTreeMap<TopicPartition, Vec<LeaderElection>>,
 ) -> Vec<PartitionView> {
     let mut out = Vec::new();
     for t in topics.values() {
@@ -452,6 +457,7 @@ pub(crate) fn partition_views(
                 isr: base.isr.clone(),
                 high_watermark: leader_view.map(|l| l.high_watermark).unwrap_or(base.high_watermark),
                 replica_offsets,
+                election: None,
             };
             if let Some(record) = image.and_then(|i| i.partitions.get(&TopicPartition::new(t.name.clone(), p))) {
                 view.leader = record.leader;
@@ -469,6 +475,12 @@ pub(crate) fn partition_views(
                     view.high_watermark = hw;
                 }
             }
+            // An election written but never committed does not count: the
+            // committed leader and leader epoch must match.
+            view.election = elections
+                .get(&TopicPartition::new(t.name.clone(), p))
+                .and_then(|es| es.iter().rev().find(|e| e.leader == view.leader && e.leader_epoch == view.leader_epoch))
+                .cloned();
             out.push(view);
         }
     }

@@ -358,7 +358,7 @@ impl Classifier {
             | TraceKind::BrokerRegistered { .. }
             | TraceKind::BrokerRegistrationRefused { .. }
             | TraceKind::ControlledShutdownRequested { .. } => Tag::notable(Interest::CONTROL),
-            TraceKind::BrokerInControlledShutdown { .. } | TraceKind::UncleanLeaderElected { .. } => Tag::notable(both),
+            TraceKind::BrokerInControlledShutdown { .. } | TraceKind::LeaderElected(_) => Tag::notable(both),
             TraceKind::MetadataRecordAppended { offset, record, .. } => {
                 self.records.insert(*offset);
                 while self.records.len() > RECORDS_KEPT {

@@ -8,6 +8,8 @@ use crate::sim::protocol::{ControlPlaneRpc, ErrorCode};
 use crate::sim::raft::output::{ElectionCause, RaftEvent, ResignReason, VoteRejectReason};
 use crate::sim::record::batch::ValidationError;
 use crate::sim::record::partitioner::StickyReason;
+use crate::ui::i18n::Lang;
+use crate::ui::why::{passed_over_sentence, trigger_clause};
 use crate::sim::trace::{
     and_list, brokers, BatchReadyReason, Direction, PartitionReason, ReadBound, RejectReason, Stage, TraceEvent, TraceKind,
     WaitReason,
@@ -305,10 +307,22 @@ pub fn narrate(event: &TraceEvent) -> String {
         TraceKind::BrokerShutDown { broker } => format!(
             "The controller answered shouldShutDown, so broker {broker} stops cleanly: it leads nothing, and no client waited for a timeout."
         ),
-        TraceKind::UncleanLeaderElected { partition, leader, leader_epoch, previous_isr } => format!(
-            "No replica of the ISR of {partition} ({}) is alive, and unclean.leader.election.enable is on: the controller makes broker {leader} leader for epoch {leader_epoch} from outside the ISR. Committed records it lacks are lost.",
-            brokers(previous_isr)
-        ),
+        TraceKind::LeaderElected(e) => {
+            let (c, p, epoch, why) = (e.controller, &e.partition, e.leader_epoch, trigger_clause(Lang::En, e));
+            let passed = passed_over_sentence(Lang::En, e);
+            match e.leader {
+                Some(l) if e.unclean => format!(
+                    "Controller {c} elects broker {l} leader of {p} for leader epoch {epoch} from outside the ISR: {why}, no replica of the ISR ({}) is alive, and unclean.leader.election.enable is on. Committed records it lacks are lost.",
+                    brokers(&e.previous_isr)
+                ),
+                Some(l) => format!(
+                    "Controller {c} elects broker {l} leader of {p} for leader epoch {epoch}: {why}, and broker {l} is the first replica in assignment order that is alive and in the ISR.{passed}"
+                ),
+                None => format!(
+                    "Controller {c} finds no leader for {p}: {why}, and no replica can lead, so the partition is offline in leader epoch {epoch}.{passed}"
+                ),
+            }
+        }
     }
 }
 

@@ -20,6 +20,8 @@ use crate::sim::trace::{
     BatchReadyReason, Direction, MessageKind, PartitionReason, ReadBound, RejectReason, Stage, TraceEvent, TraceKind,
     WaitReason,
 };
+use crate::ui::i18n::Lang;
+use crate::ui::why::{passed_over_sentence, trigger_clause};
 use std::fmt::Display;
 
 /// 화면에 쓰는 단계 이름.
@@ -382,11 +384,24 @@ pub fn narrate(event: &TraceEvent) -> String {
             "컨트롤러가 shouldShutDown으로 답해 {} 깔끔하게 멈춥니다. 이끄는 파티션이 없고, 타임아웃을 기다린 클라이언트도 없습니다.",
             ga(format!("브로커 {broker}"))
         ),
-        TraceKind::UncleanLeaderElected { partition, leader, leader_epoch, previous_isr } => format!(
-            "{partition}의 ISR({}) 중 살아 있는 레플리카가 없고 unclean.leader.election.enable이 켜져 있어, 컨트롤러가 ISR 밖의 {} 에포크 {leader_epoch}의 리더로 뽑습니다. 이 브로커에 없는 커밋된 레코드는 사라집니다.",
-            brokers(previous_isr),
-            reul(format!("브로커 {leader}"))
-        ),
+        TraceKind::LeaderElected(e) => {
+            let (c, p, epoch, why) = (e.controller, &e.partition, e.leader_epoch, trigger_clause(Lang::Ko, e));
+            let passed = passed_over_sentence(Lang::Ko, e);
+            match e.leader {
+                Some(l) if e.unclean => format!(
+                    "컨트롤러 {c}: {why}, {p}의 ISR({}) 중 살아 있는 복제본이 없고 unclean.leader.election.enable이 켜져 있어, ISR 밖의 {} 리더 에포크 {epoch}의 리더로 뽑습니다. 이 브로커에 없는 커밋된 레코드는 사라집니다.",
+                    brokers(&e.previous_isr),
+                    reul(format!("브로커 {l}"))
+                ),
+                Some(l) => format!(
+                    "컨트롤러 {c}: {why}, {p}의 리더 에포크 {epoch} 리더로 {} 뽑습니다. 할당 순서에서 살아 있고 ISR에 있는 첫 복제본입니다.{passed}",
+                    reul(format!("브로커 {l}"))
+                ),
+                None => format!(
+                    "컨트롤러 {c}: {why}, {p}의 리더가 될 수 있는 복제본이 없어 파티션이 리더 에포크 {epoch}에서 오프라인이 됩니다.{passed}"
+                ),
+            }
+        }
     }
 }
 
@@ -986,7 +1001,17 @@ mod tests {
             (ev(TraceKind::BrokerInControlledShutdown { broker: 4, controller: 1, partitions: 12 }), vec![4, 1, 12]),
             (ev(TraceKind::BrokerShutDown { broker: 9 }), vec![9]),
             (
-                ev(TraceKind::UncleanLeaderElected { partition: tp(1), leader: 4, leader_epoch: 9, previous_isr: vec![2] }),
+                ev(TraceKind::LeaderElected(crate::sim::trace::LeaderElection {
+                    controller: 1,
+                    partition: tp(1),
+                    leader: Some(4),
+                    previous: Some(2),
+                    leader_epoch: 9,
+                    trigger: crate::sim::trace::ElectionTrigger::LeaderFenced,
+                    unclean: true,
+                    passed_over: vec![(2, crate::sim::trace::Standing::Fenced)],
+                    previous_isr: vec![2],
+                })),
                 vec![1, 4, 9, 2],
             ),
             (

@@ -1041,7 +1041,7 @@ pub(crate) mod tests {
         assert!(acked(&s), "the leader acknowledged alone once its followers were fenced");
         s.command_now(Command::KillBroker { broker: leader }).unwrap();
         s.command_now(Command::Heal).unwrap();
-        assert!(s.seek(60_000, |e| matches!(e.kind, TraceKind::UncleanLeaderElected { .. })), "an unclean election");
+        assert!(s.seek(60_000, |e| matches!(&e.kind, TraceKind::LeaderElected(x) if x.unclean)), "an unclean election");
         produce(&mut s, "over it");
         for _ in 0..50_000 {
             if !s.violations().is_empty() {

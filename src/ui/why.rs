@@ -5,7 +5,9 @@
 
 use super::i18n::Lang;
 use crate::sim::controller::BROKER_SESSION_TIMEOUT_MS;
+use crate::sim::trace::{and_list, ElectionTrigger, LeaderElection, Standing};
 use crate::sim::view::{BrokerStatus, ClusterView};
+use crate::ui::narrate_ko::{ga, neun};
 
 /// Why the partition has the leader it has.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -16,27 +18,18 @@ pub enum LeaderWhy {
     /// replica at all is alive): the partition is offline.
     Offline { isr: Vec<u32>, any_alive: bool },
     /// The leader is the preferred replica (first in assignment order),
-    /// alive and in the ISR.
+    /// as it was when the topic was created.
     Preferred { leader: u32, replicas: Vec<u32> },
-    /// The preferred replica could not lead, so the controller took the
-    /// first live ISR replica in assignment order.
-    FirstLiveInIsr { leader: u32, replicas: Vec<u32>, preferred: u32, preferred_status: Standing },
-    /// The leader is alive and in the ISR, so the controller keeps it even
-    /// though a replica earlier in assignment order could lead now.
+    /// The active controller's election for this leader epoch, as it traced
+    /// it; `preferred_back` names the preferred replica when it could lead
+    /// again now.
+    Elected { election: LeaderElection, replicas: Vec<u32>, preferred_back: Option<u32> },
+    /// The leader is alive and in the ISR, so the controller keeps it
+    /// (the election itself is not known).
     Kept { leader: u32, leader_epoch: i32, preferred: u32 },
     /// The leader's process is down but the controller has not fenced it
     /// yet: the metadata still names it.
     DownNotYetFenced { leader: u32 },
-}
-
-/// What keeps a replica from leading or from the ISR.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Standing {
-    Stopped,
-    Fenced,
-    /// In a controlled shutdown: the controller moves leadership off it.
-    ShuttingDown,
-    OutOfIsr,
 }
 
 /// Why one replica is, or is not, in the ISR.
@@ -87,21 +80,15 @@ pub fn partition_why(view: &ClusterView, topic: &str, partition: u32) -> Option<
         None if no_controller => LeaderWhy::NoActiveController,
         None => LeaderWhy::Offline { isr: p.isr.clone(), any_alive: p.replicas.iter().any(|r| can_lead(view, *r)) },
         Some(l) if status_of(view, l) == BrokerStatus::Stopped => LeaderWhy::DownNotYetFenced { leader: l },
-        Some(l) if l == preferred => LeaderWhy::Preferred { leader: l, replicas: p.replicas.clone() },
-        Some(l) => {
-            let first_live = p.replicas.iter().copied().find(|r| p.isr.contains(r) && can_lead(view, *r));
-            if first_live == Some(l) {
-                let preferred_status = match status_of(view, preferred) {
-                    BrokerStatus::Stopped => Standing::Stopped,
-                    BrokerStatus::Fenced => Standing::Fenced,
-                    BrokerStatus::ShuttingDown => Standing::ShuttingDown,
-                    BrokerStatus::Running => Standing::OutOfIsr,
-                };
-                LeaderWhy::FirstLiveInIsr { leader: l, replicas: p.replicas.clone(), preferred, preferred_status }
-            } else {
-                LeaderWhy::Kept { leader: l, leader_epoch: p.leader_epoch, preferred }
-            }
-        }
+        Some(l) => match &p.election {
+            Some(e) => LeaderWhy::Elected {
+                election: e.clone(),
+                replicas: p.replicas.clone(),
+                preferred_back: (l != preferred && p.isr.contains(&preferred) && can_lead(view, preferred)).then_some(preferred),
+            },
+            None if l == preferred => LeaderWhy::Preferred { leader: l, replicas: p.replicas.clone() },
+            None => LeaderWhy::Kept { leader: l, leader_epoch: p.leader_epoch, preferred },
+        },
     };
     // What the leader's replica knows of its followers.
     let leader_replica = p.leader.and_then(|l| view.replica(topic, partition, l));
@@ -143,6 +130,59 @@ pub fn partition_why(view: &ClusterView, topic: &str, partition: u32) -> Option<
     })
 }
 
+/// What set an election off, as a clause: "its leader, broker 1, was
+/// fenced". The narration and the "Why?" both say it.
+pub(crate) fn trigger_clause(lang: Lang, e: &LeaderElection) -> String {
+
+    match (lang, e.trigger, e.previous) {
+        (Lang::En, ElectionTrigger::ReplicaReturned { broker }, _) => format!("the partition was offline until broker {broker} returned"),
+        (Lang::Ko, ElectionTrigger::ReplicaReturned { broker }, _) => format!("오프라인이던 파티션에 {} 돌아와", ga(format!("브로커 {broker}"))),
+        (Lang::En, _, None) => "the partition had no leader".into(),
+        (Lang::Ko, _, None) => "파티션에 리더가 없어".into(),
+        (Lang::En, t, Some(p)) => format!(
+            "its leader, broker {p}, {}",
+            match t {
+                ElectionTrigger::LeaderFenced => "was fenced",
+                ElectionTrigger::LeaderShuttingDown => "went into a controlled shutdown",
+                _ => "restarted as a new process",
+            }
+        ),
+        (Lang::Ko, t, Some(p)) => format!(
+            "리더였던 {} {}",
+            ga(format!("브로커 {p}")),
+            match t {
+                ElectionTrigger::LeaderFenced => "펜싱되어",
+                ElectionTrigger::LeaderShuttingDown => "제어된 종료에 들어가",
+                _ => "새 프로세스로 다시 시작해",
+            }
+        ),
+    }
+}
+
+/// The replicas ahead of the leader that could not lead, other than the
+/// old leader the trigger already names, as a sentence (with its leading
+/// space), or nothing.
+pub(crate) fn passed_over_sentence(lang: Lang, e: &LeaderElection) -> String {
+    let others: Vec<String> = e
+        .passed_over
+        .iter()
+        .filter(|(r, _)| Some(*r) != e.previous)
+        .map(|(r, s)| match (lang, s) {
+            (Lang::En, Standing::Fenced) => format!("broker {r} is fenced"),
+            (Lang::En, Standing::ShuttingDown) => format!("broker {r} is in a controlled shutdown"),
+            (Lang::En, Standing::OutOfIsr) => format!("broker {r} is out of the ISR"),
+            (Lang::Ko, Standing::Fenced) => format!("브로커 {r}(펜싱됨)"),
+            (Lang::Ko, Standing::ShuttingDown) => format!("브로커 {r}(제어된 종료 중)"),
+            (Lang::Ko, Standing::OutOfIsr) => format!("브로커 {r}(ISR 밖)"),
+        })
+        .collect();
+    match (lang, others.is_empty()) {
+        (_, true) => String::new(),
+        (Lang::En, false) => format!(" Ahead of it in assignment order, {}.", and_list(&others)),
+        (Lang::Ko, false) => format!(" 할당 순서에서 앞선 복제본은 리더가 될 수 없었습니다: {}.", others.join(", ")),
+    }
+}
+
 /// Brokers in order, as "(2, 0, 1)": the order is the point.
 fn list(brokers: &[u32]) -> String {
     format!("({})", brokers.iter().map(u32::to_string).collect::<Vec<_>>().join(", "))
@@ -172,46 +212,71 @@ pub fn leader_text(lang: Lang, why: &LeaderWhy) -> String {
             "리더 없음: 살아 있는 복제본이 없습니다. 하나가 돌아올 때까지 파티션은 오프라인입니다.".into()
         }
         (Lang::En, LeaderWhy::Preferred { leader, replicas }) => format!(
-            "Broker {leader} leads: it is the preferred leader, the first replica in assignment order {}, and it is alive and in the ISR.",
+            "Broker {leader} leads: it is the preferred leader, the first replica in assignment order {}, and has led since the topic was created.",
             list(replicas)
         ),
         (Lang::Ko, LeaderWhy::Preferred { leader, replicas }) => format!(
-            "브로커 {leader}가 리더입니다: 할당 순서 {}의 첫 복제본(선호 리더)이고, 살아 있으며 ISR에 있습니다.",
-            list(replicas)
+            "{subject} 리더입니다: 할당 순서 {}의 첫 복제본(선호 리더)이고, 토픽이 만들어진 뒤로 계속 리더입니다.",
+            list(replicas),
+            subject = ga(format!("브로커 {leader}"))
         ),
-        (Lang::En, LeaderWhy::FirstLiveInIsr { leader, replicas, preferred, preferred_status }) => format!(
-            "Broker {leader} leads: the preferred leader, broker {preferred}, {}, so the active controller chose the first replica in assignment order {} that is alive and in the ISR.",
-            match preferred_status {
-                Standing::Stopped => "is down",
-                Standing::Fenced => "is fenced",
-                Standing::ShuttingDown => "is in a controlled shutdown",
-                Standing::OutOfIsr => "is out of the ISR",
-            },
-            list(replicas)
-        ),
-        (Lang::Ko, LeaderWhy::FirstLiveInIsr { leader, replicas, preferred, preferred_status }) => format!(
-            "브로커 {leader}가 리더입니다: 선호 리더인 브로커 {preferred}가 {}, 활성 컨트롤러가 할당 순서 {}에서 살아 있고 ISR에 있는 첫 복제본을 골랐습니다.",
-            match preferred_status {
-                Standing::Stopped => "멈춰 있어",
-                Standing::Fenced => "펜싱되어",
-                Standing::ShuttingDown => "제어된 종료 중이어서",
-                Standing::OutOfIsr => "ISR 밖에 있어",
-            },
-            list(replicas)
-        ),
+        (lang, LeaderWhy::Elected { election, replicas, preferred_back }) => elected_text(lang, election, replicas, *preferred_back),
         (Lang::En, LeaderWhy::Kept { leader, leader_epoch, preferred }) => format!(
-            "Broker {leader} has led since leader epoch {leader_epoch}: the controller keeps a leader that is alive and in the ISR. Broker {preferred}, the preferred leader, could lead again; Kafka moves leadership back only by a preferred leader election (auto.leader.rebalance.enable checks every 300 s, which this simulation does not run)."
+            "Broker {leader} has led since leader epoch {leader_epoch}: the controller keeps a leader that is alive and in the ISR.{}",
+            preferred_back(Lang::En, *preferred)
         ),
         (Lang::Ko, LeaderWhy::Kept { leader, leader_epoch, preferred }) => format!(
-            "브로커 {leader}가 리더 에포크 {leader_epoch}부터 리더입니다: 컨트롤러는 살아 있고 ISR에 있는 리더를 바꾸지 않습니다. 선호 리더인 브로커 {preferred}가 다시 리더가 될 수 있지만, Kafka는 선호 리더 선출로만 리더십을 되돌립니다(auto.leader.rebalance.enable이 300초마다 확인하며, 이 시뮬레이션은 그것을 실행하지 않습니다)."
+            "{subject} 리더 에포크 {leader_epoch}부터 리더입니다: 컨트롤러는 살아 있고 ISR에 있는 리더를 바꾸지 않습니다.{}",
+            preferred_back(Lang::Ko, *preferred),
+            subject = ga(format!("브로커 {leader}"))
         ),
         (Lang::En, LeaderWhy::DownNotYetFenced { leader }) => format!(
             "Broker {leader} is down, but the metadata still names it leader: the active controller fences a broker only after broker.session.timeout.ms ({} s) without a heartbeat, and elects a new leader then.",
             BROKER_SESSION_TIMEOUT_MS / 1000
         ),
         (Lang::Ko, LeaderWhy::DownNotYetFenced { leader }) => format!(
-            "브로커 {leader}는 멈췄지만 메타데이터에는 아직 리더로 남아 있습니다: 활성 컨트롤러는 broker.session.timeout.ms({}초) 동안 하트비트가 없어야 브로커를 펜싱하고, 그때 새 리더를 뽑습니다.",
-            BROKER_SESSION_TIMEOUT_MS / 1000
+            "{subject} 멈췄지만 메타데이터에는 아직 리더로 남아 있습니다: 활성 컨트롤러는 broker.session.timeout.ms({}초) 동안 하트비트가 없어야 브로커를 펜싱하고, 그때 새 리더를 뽑습니다.",
+            BROKER_SESSION_TIMEOUT_MS / 1000,
+            subject = neun(format!("브로커 {leader}"))
+        ),
+    }
+}
+
+/// Why the preferred leader, who could lead again, does not (with its
+/// leading space).
+fn preferred_back(lang: Lang, preferred: u32) -> String {
+    match lang {
+        Lang::En => format!(" Broker {preferred}, the preferred leader, could lead again; Kafka moves leadership back only by a preferred leader election (auto.leader.rebalance.enable checks every 300 s, which this simulation does not run)."),
+        Lang::Ko => format!(" 선호 리더인 {subject} 다시 리더가 될 수 있지만, Kafka는 선호 리더 선출로만 리더십을 되돌립니다(auto.leader.rebalance.enable이 300초마다 확인하며, 이 시뮬레이션은 그것을 실행하지 않습니다).", subject = ga(format!("브로커 {preferred}"))),
+    }
+}
+
+/// The election behind the leader, as the "Why?" tells it.
+fn elected_text(lang: Lang, e: &LeaderElection, replicas: &[u32], back: Option<u32>) -> String {
+
+    let (epoch, why, passed) = (e.leader_epoch, trigger_clause(lang, e), passed_over_sentence(lang, e));
+    let leader = e.leader.unwrap_or_default();
+    let back = back.map(|p| preferred_back(lang, p)).unwrap_or_default();
+    match (lang, e.unclean) {
+        (Lang::En, false) => format!(
+            "Broker {leader} has led since leader epoch {epoch}: {why}, so the active controller chose the first replica in assignment order {} that was alive and in the ISR.{passed}{back}",
+            list(replicas)
+        ),
+        (Lang::Ko, false) => format!(
+            "{} 리더 에포크 {epoch}부터 리더입니다: {why}, 활성 컨트롤러가 할당 순서 {}에서 살아 있고 ISR에 있는 첫 복제본을 골랐습니다.{passed}{back}",
+            ga(format!("브로커 {leader}")),
+            list(replicas)
+        ),
+        (Lang::En, true) => format!(
+            "Broker {leader} has led since leader epoch {epoch} by an unclean election: {why}, no replica of the ISR {} was alive, and with unclean.leader.election.enable on the active controller chose the first live replica in assignment order {}. Acknowledged records it lacked are lost.{back}",
+            list(&e.previous_isr),
+            list(replicas)
+        ),
+        (Lang::Ko, true) => format!(
+            "{} 리더 에포크 {epoch}부터 언클린 선출로 리더입니다: {why}, ISR {}의 복제본이 하나도 살아 있지 않았고, unclean.leader.election.enable이 켜져 있어 활성 컨트롤러가 할당 순서 {}에서 살아 있는 첫 복제본을 골랐습니다. 이 브로커에 없던 확인 응답된 레코드는 사라졌습니다.{back}",
+            ga(format!("브로커 {leader}")),
+            list(&e.previous_isr),
+            list(replicas)
         ),
     }
 }
@@ -220,36 +285,36 @@ pub fn leader_text(lang: Lang, why: &LeaderWhy) -> String {
 pub fn replica_text(lang: Lang, why: &ReplicaWhy, lag_max_ms: u64) -> String {
     match (lang, why) {
         (Lang::En, ReplicaWhy::Leader { broker }) => format!("Broker {broker} is the leader: it is always in the ISR."),
-        (Lang::Ko, ReplicaWhy::Leader { broker }) => format!("브로커 {broker}는 리더이므로 항상 ISR에 있습니다."),
+        (Lang::Ko, ReplicaWhy::Leader { broker }) => format!("{subject} 리더이므로 항상 ISR에 있습니다.", subject = neun(format!("브로커 {broker}"))),
         (Lang::En, ReplicaWhy::InIsr { broker, ago_ms }) => format!(
             "Broker {broker} is in the ISR: its last fetch that reached the leader's log end offset was {ago_ms} ms ago, within replica.lag.time.max.ms ({lag_max_ms} ms)."
         ),
         (Lang::Ko, ReplicaWhy::InIsr { broker, ago_ms }) => format!(
-            "브로커 {broker}는 ISR에 있습니다: 리더의 로그 끝 오프셋까지 따라잡은 마지막 페치가 {ago_ms} ms 전으로, replica.lag.time.max.ms({lag_max_ms} ms) 이내입니다."
+            "{subject} ISR에 있습니다: 리더의 로그 끝 오프셋까지 따라잡은 마지막 페치가 {ago_ms} ms 전으로, replica.lag.time.max.ms({lag_max_ms} ms) 이내입니다.", subject = neun(format!("브로커 {broker}"))
         ),
         (Lang::En, ReplicaWhy::Stopped { broker }) => {
             format!("Broker {broker} is out of the ISR: it is down, and the active controller removed it when it fenced the broker.")
         }
         (Lang::Ko, ReplicaWhy::Stopped { broker }) => {
-            format!("브로커 {broker}는 ISR 밖입니다: 멈춰 있고, 활성 컨트롤러가 브로커를 펜싱하면서 ISR에서 뺐습니다.")
+            format!("{subject} ISR 밖입니다: 멈춰 있고, 활성 컨트롤러가 브로커를 펜싱하면서 ISR에서 뺐습니다.", subject = neun(format!("브로커 {broker}")))
         }
         (Lang::En, ReplicaWhy::Fenced { broker }) => format!(
             "Broker {broker} is out of the ISR: it is fenced (no heartbeat within broker.session.timeout.ms, or not yet caught up with the metadata log), and a fenced broker is removed from every ISR."
         ),
         (Lang::Ko, ReplicaWhy::Fenced { broker }) => format!(
-            "브로커 {broker}는 ISR 밖입니다: 펜싱되었고(broker.session.timeout.ms 안에 하트비트가 없거나 메타데이터 로그를 아직 따라잡지 못함), 펜싱된 브로커는 모든 ISR에서 빠집니다."
+            "{subject} ISR 밖입니다: 펜싱되었고(broker.session.timeout.ms 안에 하트비트가 없거나 메타데이터 로그를 아직 따라잡지 못함), 펜싱된 브로커는 모든 ISR에서 빠집니다.", subject = neun(format!("브로커 {broker}"))
         ),
         (Lang::En, ReplicaWhy::Lagging { broker, behind_ms, log_end_offset }) => format!(
             "Broker {broker} is out of the ISR: none of its fetches has reached the leader's log end offset for {behind_ms} ms (it is at offset {log_end_offset}); the leader drops a follower after replica.lag.time.max.ms ({lag_max_ms} ms), and takes it back once it catches up to the high watermark."
         ),
         (Lang::Ko, ReplicaWhy::Lagging { broker, behind_ms, log_end_offset }) => format!(
-            "브로커 {broker}는 ISR 밖입니다: {behind_ms} ms 동안 어떤 페치도 리더의 로그 끝 오프셋에 닿지 못했습니다(오프셋 {log_end_offset}에 있음). 리더는 replica.lag.time.max.ms({lag_max_ms} ms)가 지나면 팔로워를 빼고, 하이 워터마크까지 따라잡으면 다시 넣습니다."
+            "{subject} ISR 밖입니다: {behind_ms} ms 동안 어떤 페치도 리더의 로그 끝 오프셋에 닿지 못했습니다(오프셋 {log_end_offset}에 있음). 리더는 replica.lag.time.max.ms({lag_max_ms} ms)가 지나면 팔로워를 빼고, 하이 워터마크까지 따라잡으면 다시 넣습니다.", subject = neun(format!("브로커 {broker}"))
         ),
         (Lang::En, ReplicaWhy::OutOfIsr { broker }) => {
             format!("Broker {broker} is out of the ISR; with no leader there is no follower state to say more.")
         }
         (Lang::Ko, ReplicaWhy::OutOfIsr { broker }) => {
-            format!("브로커 {broker}는 ISR 밖입니다. 리더가 없어 팔로워 상태를 더 알 수 없습니다.")
+            format!("{subject} ISR 밖입니다. 리더가 없어 팔로워 상태를 더 알 수 없습니다.", subject = neun(format!("브로커 {broker}")))
         }
     }
 }
@@ -306,34 +371,100 @@ mod tests {
         assert!(leader_text(Lang::En, &w.leader).contains("preferred leader"));
     }
 
+    /// The traced election behind the leader, or a panic naming what the
+    /// "Why?" said instead.
+    fn elected(w: &PartitionWhy) -> (&LeaderElection, Option<u32>) {
+        match &w.leader {
+            LeaderWhy::Elected { election, preferred_back, .. } => (election, *preferred_back),
+            other => panic!("expected the controller's election, got {other:?}"),
+        }
+    }
+
     #[test]
     fn a_killed_leader_is_named_until_fenced_then_the_first_live_isr_replica_leads() {
         let mut s = Session::default();
-        let preferred = s.view().partition("orders", 0).unwrap().replicas[0];
+        let replicas = s.view().partition("orders", 0).unwrap().replicas.clone();
+        let preferred = replicas[0];
         s.command_now(Command::KillBroker { broker: preferred }).unwrap();
         assert_eq!(why(&s, 0).leader, LeaderWhy::DownNotYetFenced { leader: preferred });
         // Step until the controller fences the broker and elects anew.
         let (_, moved) = s.step_until(50_000, |_| false);
         assert!(!moved);
         let w = why(&s, 0);
-        match &w.leader {
-            LeaderWhy::FirstLiveInIsr { preferred: p, preferred_status, leader, replicas } => {
-                assert_eq!(*p, preferred);
-                assert_eq!(*preferred_status, Standing::Stopped);
-                let expected = replicas.iter().copied().find(|r| *r != preferred).unwrap();
-                assert_eq!(*leader, expected, "the first live ISR replica in assignment order");
-            }
-            other => panic!("expected a new leader from the ISR, got {other:?}"),
-        }
+        let (e, back) = elected(&w);
+        assert_eq!(e.leader, Some(replicas[1]), "the first live ISR replica in assignment order");
+        assert_eq!((e.previous, e.trigger, back), (Some(preferred), ElectionTrigger::LeaderFenced, None));
+        assert_eq!(e.passed_over, vec![(preferred, Standing::Fenced)]);
+        let text = leader_text(Lang::En, &w.leader);
+        assert!(text.contains(&format!("its leader, broker {preferred}, was fenced")), "{text}");
         assert!(w.replicas.contains(&ReplicaWhy::Stopped { broker: preferred }), "{w:?}");
         assert!(replica_text(Lang::Ko, &ReplicaWhy::Stopped { broker: preferred }, 30_000).contains("ISR 밖"));
 
-        // Back again, it rejoins the ISR but does not take leadership back.
+        // Back again: the moment it runs but has not rejoined the ISR, the
+        // reason is still the fencing that moved the leadership, not what
+        // the broker is now (the old derivation said "out of the ISR").
         s.command_now(Command::RestartBroker { broker: preferred }).unwrap();
+        let running = |s: &Session| s.view().brokers.iter().any(|b| b.id == preferred && b.status == BrokerStatus::Running);
+        while !running(&s) {
+            assert!(s.step(), "the restarted broker is unfenced");
+        }
+        let w = why(&s, 0);
+        assert!(!w.isr_offsets.iter().any(|(b, _)| *b == preferred), "not yet back in the ISR: {w:?}");
+        let text = leader_text(Lang::En, &w.leader);
+        assert!(text.contains("was fenced") && !text.contains("out of the ISR"), "{text}");
+        // In the ISR again, it does not take leadership back.
         s.step_until(50_000, |_| false);
         let w = why(&s, 0);
-        assert!(matches!(w.leader, LeaderWhy::Kept { preferred: p, .. } if p == preferred), "{w:?}");
+        assert_eq!(elected(&w).1, Some(preferred), "{w:?}");
         assert!(leader_text(Lang::En, &w.leader).contains("preferred leader election"));
+        assert!(leader_text(Lang::Ko, &w.leader).contains("선호 리더 선출"));
+    }
+
+    #[test]
+    fn an_unclean_leader_says_it_was_elected_from_outside_the_isr() {
+        let setup = crate::ui::setup::Setup { unclean_leader_election_enable: true, ..Default::default() };
+        let mut s = setup.start().unwrap();
+        let p = s.view().partition("orders", 0).unwrap().clone();
+        let (leader, follower) = (p.leader.unwrap(), p.replicas.iter().copied().find(|r| Some(*r) != p.leader).unwrap());
+        for b in p.replicas.iter().filter(|b| Some(**b) != p.leader) {
+            s.command_now(Command::KillBroker { broker: *b }).unwrap();
+        }
+        s.step_until(50_000, |_| false);
+        assert_eq!(s.view().partition("orders", 0).unwrap().isr, vec![leader], "the followers left the ISR");
+        s.command_now(Command::KillBroker { broker: leader }).unwrap();
+        s.step_until(50_000, |_| false);
+        s.command_now(Command::RestartBroker { broker: follower }).unwrap();
+        s.step_until(50_000, |_| false);
+        let w = why(&s, 0);
+        let (e, _) = elected(&w);
+        assert_eq!((e.leader, e.unclean, e.previous_isr.clone()), (Some(follower), true, vec![leader]), "{e:?}");
+        assert_eq!(e.trigger, ElectionTrigger::ReplicaReturned { broker: follower });
+        let text = leader_text(Lang::En, &w.leader);
+        assert!(text.contains("by an unclean election") && text.contains(&format!("until broker {follower} returned")), "{text}");
+        assert!(leader_text(Lang::Ko, &w.leader).contains("언클린 선출"));
+    }
+
+    #[test]
+    fn korean_particles_follow_how_the_broker_number_is_read() {
+        // 1 is read 일 (a final consonant: 이, 은), 2 is read 이 (none: 가, 는).
+        let preferred = |leader| leader_text(Lang::Ko, &LeaderWhy::Preferred { leader, replicas: vec![leader] });
+        assert!(preferred(1).starts_with("브로커 1이 리더입니다"), "{}", preferred(1));
+        assert!(preferred(2).starts_with("브로커 2가 리더입니다"), "{}", preferred(2));
+        let down = leader_text(Lang::Ko, &LeaderWhy::DownNotYetFenced { leader: 3 });
+        assert!(down.starts_with("브로커 3은 멈췄지만"), "{down}");
+        for (broker, subject) in [(0, "브로커 0은"), (2, "브로커 2는")] {
+            for why in [
+                ReplicaWhy::Leader { broker },
+                ReplicaWhy::InIsr { broker, ago_ms: 5 },
+                ReplicaWhy::Stopped { broker },
+                ReplicaWhy::Fenced { broker },
+                ReplicaWhy::Lagging { broker, behind_ms: 5, log_end_offset: 7 },
+                ReplicaWhy::OutOfIsr { broker },
+            ] {
+                let text = replica_text(Lang::Ko, &why, 30_000);
+                assert!(text.starts_with(subject), "{text}");
+            }
+        }
     }
 
     #[test]
@@ -350,21 +481,20 @@ mod tests {
     }
 
     #[test]
-    fn a_preferred_leader_in_controlled_shutdown_is_no_candidate() {
-        let s = Session::default();
-        let mut view = s.view();
-        let p = view.partition("orders", 0).unwrap().clone();
+    fn a_preferred_leader_in_controlled_shutdown_hands_its_leadership_on() {
+        let mut s = Session::default();
+        let p = s.view().partition("orders", 0).unwrap().clone();
         let (preferred, next) = (p.replicas[0], p.replicas[1]);
-        // The moment after the controller moved leadership off a broker in
-        // controlled shutdown: the broker is still up and in the ISR.
-        view.brokers.iter_mut().find(|b| b.id == preferred).unwrap().status = BrokerStatus::ShuttingDown;
-        view.partitions.iter_mut().find(|x| x.topic == "orders" && x.partition == 0).unwrap().leader = Some(next);
-        let w = partition_why(&view, "orders", 0).unwrap();
-        assert_eq!(
-            w.leader,
-            LeaderWhy::FirstLiveInIsr { leader: next, replicas: p.replicas.clone(), preferred, preferred_status: Standing::ShuttingDown }
-        );
-        assert!(leader_text(Lang::En, &w.leader).contains("is in a controlled shutdown"));
+        s.command_now(Command::ShutdownBroker { broker: preferred }).unwrap();
+        let moved = |s: &Session| s.view().partition("orders", 0).unwrap().leader == Some(next);
+        while !moved(&s) {
+            assert!(s.step(), "the controller moves the leadership");
+        }
+        let w = why(&s, 0);
+        let (e, _) = elected(&w);
+        assert_eq!((e.trigger, e.previous, e.passed_over.clone()), (ElectionTrigger::LeaderShuttingDown, Some(preferred), vec![(preferred, Standing::ShuttingDown)]));
+        assert!(leader_text(Lang::En, &w.leader).contains("went into a controlled shutdown"));
+        assert!(leader_text(Lang::Ko, &w.leader).contains("제어된 종료"));
     }
 
     #[test]

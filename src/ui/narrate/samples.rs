@@ -19,7 +19,7 @@ use crate::sim::raft::output::{ElectionCause, RaftEvent, ResignReason, VoteRejec
 use crate::sim::record::batch::{BatchError, ValidationError};
 use crate::sim::record::partitioner::StickyReason;
 use crate::sim::trace::{
-    BatchReadyReason, Direction, MessageKind, PartitionReason, ReadBound, RejectReason, Stage, TraceEvent, TraceKind,
+    ElectionTrigger, LeaderElection, Standing, BatchReadyReason, Direction, MessageKind, PartitionReason, ReadBound, RejectReason, Stage, TraceEvent, TraceKind,
     WaitReason,
 };
 use std::fmt::Debug;
@@ -109,7 +109,7 @@ pub(crate) fn kind_index(k: &TraceKind) -> usize {
         TraceKind::ControlledShutdownRequested { .. } => 40,
         TraceKind::BrokerInControlledShutdown { .. } => 41,
         TraceKind::BrokerShutDown { .. } => 42,
-        TraceKind::UncleanLeaderElected { .. } => 43,
+        TraceKind::LeaderElected(_) => 43,
         TraceKind::ConnectionClosed { .. } => 44,
         TraceKind::BrokerRegistrationRefused { .. } => 45,
     }
@@ -439,6 +439,45 @@ fn election_causes() -> Vec<ElectionCause> {
     all
 }
 
+/// Elections with every trigger and every standing: clean, unclean and
+/// none at all.
+pub(crate) fn elections() -> Vec<LeaderElection> {
+    let triggers = vec![
+        ElectionTrigger::LeaderFenced,
+        ElectionTrigger::LeaderShuttingDown,
+        ElectionTrigger::LeaderRestarted,
+        ElectionTrigger::ReplicaReturned { broker: 7 },
+    ];
+    assert_covers("ElectionTrigger", &triggers, |t| match t {
+        ElectionTrigger::LeaderFenced => 0,
+        ElectionTrigger::LeaderShuttingDown => 1,
+        ElectionTrigger::LeaderRestarted => 2,
+        ElectionTrigger::ReplicaReturned { .. } => 3,
+    }, 4);
+    let standings = [Standing::Fenced, Standing::ShuttingDown, Standing::OutOfIsr];
+    assert_covers("Standing", &standings, |s| match s {
+        Standing::Fenced => 0,
+        Standing::ShuttingDown => 1,
+        Standing::OutOfIsr => 2,
+    }, 3);
+    let election = |trigger, leader, unclean, previous| LeaderElection {
+        controller: 1,
+        partition: tp(1),
+        leader,
+        previous,
+        leader_epoch: 9,
+        trigger,
+        unclean,
+        passed_over: vec![(2, Standing::Fenced), (3, Standing::ShuttingDown), (5, Standing::OutOfIsr)],
+        previous_isr: vec![2, 4],
+    };
+    let mut all: Vec<LeaderElection> = triggers.iter().map(|t| election(*t, Some(4), false, Some(2))).collect();
+    all.push(election(ElectionTrigger::LeaderFenced, Some(4), true, Some(2)));
+    all.push(election(ElectionTrigger::LeaderFenced, None, false, Some(2)));
+    all.push(election(ElectionTrigger::LeaderFenced, Some(4), false, None));
+    all
+}
+
 fn resign_reasons() -> Vec<ResignReason> {
     let all = vec![ResignReason::CheckQuorumFailed, ResignReason::Requested, ResignReason::Restarted];
     assert_covers("ResignReason", &all, |r| match r {
@@ -633,9 +672,8 @@ pub(crate) fn kinds() -> Vec<TraceKind> {
         TraceKind::ControlledShutdownRequested { broker: 4 },
         TraceKind::BrokerInControlledShutdown { broker: 4, controller: 1, partitions: 12 },
         TraceKind::BrokerShutDown { broker: 9 },
-        TraceKind::UncleanLeaderElected { partition: tp(1), leader: 4, leader_epoch: 9, previous_isr: vec![2] },
-        TraceKind::UncleanLeaderElected { partition: tp(1), leader: 4, leader_epoch: 9, previous_isr: vec![1, 2] },
     ];
+    v.extend(elections().into_iter().map(TraceKind::LeaderElected));
     for muted in [false, true] {
         v.push(TraceKind::ConnectionMuted { client: NodeId::Client(5), muted });
     }
