@@ -24,6 +24,14 @@ fn the_kraft_trace_hash_matches_native() {
     assert_eq!(sim.trace_hash(), common::GOLDEN_KRAFT_TRACE_HASH, "got {:#x}", sim.trace_hash());
 }
 
+/// And for the events benchmark's workload.
+#[wasm_bindgen_test]
+fn the_events_benchmark_trace_hash_matches_native() {
+    let mut w = kafkascope::sim::workload::EventsWorkload::boot(1, true);
+    w.run_to(common::BENCH_EVENTS);
+    assert_eq!(w.sim().trace_hash(), common::GOLDEN_BENCH_TRACE_HASH, "got {:#x}", w.sim().trace_hash());
+}
+
 fn document() -> web_sys::Document {
     web_sys::window().unwrap().document().unwrap()
 }

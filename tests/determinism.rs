@@ -60,3 +60,30 @@ fn the_trace_hash_is_of_the_events_data_not_their_wording() {
     }
     assert_eq!(sim.trace_hash(), digest.finalize());
 }
+
+use common::{BENCH_EVENTS, GOLDEN_BENCH_TRACE_HASH};
+
+#[test]
+fn the_events_benchmark_workload_has_a_golden_hash() {
+    let mut w = kafkascope::sim::workload::EventsWorkload::boot(1, true);
+    w.run_to(BENCH_EVENTS);
+    assert_eq!(
+        w.sim().trace_hash(),
+        GOLDEN_BENCH_TRACE_HASH,
+        "the events benchmark's run changed: got {:#x}; if intended, update GOLDEN_BENCH_TRACE_HASH",
+        w.sim().trace_hash()
+    );
+}
+
+/// The benchmark keeps no trace: not keeping it must not change the run.
+#[test]
+fn the_events_benchmark_runs_the_same_without_its_trace() {
+    let mut traced = kafkascope::sim::workload::EventsWorkload::boot(1, true);
+    let mut counted = kafkascope::sim::workload::EventsWorkload::boot(1, false);
+    traced.run_to(BENCH_EVENTS);
+    counted.run_to(BENCH_EVENTS);
+    assert!(counted.sim().trace().is_empty());
+    assert_eq!((counted.sim().steps(), counted.records()), (traced.sim().steps(), traced.records()));
+    assert_eq!(counted.fingerprint(), traced.fingerprint());
+    assert_eq!(counted.sim().view(), traced.sim().view());
+}

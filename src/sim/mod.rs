@@ -22,3 +22,4 @@ pub mod scenario;
 pub mod simulation;
 pub mod trace;
 pub mod view;
+pub mod workload;

@@ -325,6 +325,15 @@ impl ClusterView {
         self.partitions.iter().find(|p| p.topic == topic && p.partition == partition)
     }
 
+    /// Every partition listed has a leader whose own replica knows it leads
+    /// in the partition's current leader epoch: the brokers act on the
+    /// metadata, not only the controller. True of no partitions at all.
+    pub fn every_partition_led(&self) -> bool {
+        self.partitions.iter().all(|p| {
+            p.leader.is_some_and(|l| self.replica(&p.topic, p.partition, l).is_some_and(|r| r.is_leader && r.leader_epoch == p.leader_epoch))
+        })
+    }
+
     pub fn replica(&self, topic: &str, partition: u32, broker: u32) -> Option<&ReplicaView> {
         self.brokers
             .iter()

@@ -155,11 +155,7 @@ impl Session {
         quorum.active.is_some()
             && view.brokers.iter().all(|b| b.status == crate::sim::view::BrokerStatus::Running)
             && !view.partitions.is_empty()
-            && view.partitions.iter().all(|p| {
-                p.leader.is_some_and(|l| {
-                    view.replica(&p.topic, p.partition, l).is_some_and(|r| r.is_leader && r.leader_epoch == p.leader_epoch)
-                })
-            })
+            && view.every_partition_led()
     }
 
     pub fn sim(&self) -> &Simulation {

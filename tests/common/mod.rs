@@ -83,12 +83,7 @@ fn determinism_workload(seed: u64, controllers: u32) -> Simulation {
 /// replica knows it leads at the partition's current epoch.
 fn every_partition_is_led(sim: &Simulation) -> bool {
     let view = sim.view();
-    view.partitions.len() == 4
-        && view.partitions.iter().all(|p| {
-            p.leader.is_some_and(|l| {
-                view.replica(&p.topic, p.partition, l).is_some_and(|r| r.is_leader && r.leader_epoch == p.leader_epoch)
-            })
-        })
+    view.partitions.len() == 4 && view.every_partition_led()
 }
 
 /// The trace hash of `determinism_run(42)`. If a change alters it on purpose,
@@ -100,6 +95,13 @@ pub const GOLDEN_TRACE_HASH: u64 = 0x59e36b1e56943ed6;
 /// registrations, topic creation) and the same workload, on the metadata mode
 /// the page runs.
 pub const GOLDEN_KRAFT_TRACE_HASH: u64 = 0x4b4f302f95ebb760;
+
+/// The events benchmark's workload (`sim::workload::EventsWorkload`, seed
+/// 1) run to this many events, short enough for a test: its golden hash is
+/// what makes "the same run event for event" checkable for the benchmark,
+/// which runs the same function, only longer.
+pub const BENCH_EVENTS: u64 = 60_000;
+pub const GOLDEN_BENCH_TRACE_HASH: u64 = 0x491ea7c4aa34cfae;
 
 // ---------------------------------------------------------------------------
 // Helpers of the data-plane tests (tests/dataplane_*.rs).
