@@ -764,3 +764,76 @@ fn a_failed_acks_0_produce_closes_the_connection_and_the_producer_reconnects() {
     run_for(&mut sim, 200);
     assert_eq!(sim.view().replica("orders", 0, 0).unwrap().log_end_offset, 2);
 }
+
+/// Sender.completeBatch splits a refused batch of several records by
+/// batch.size, never by the topic's max.message.bytes (KAFKA-8350): a batch
+/// no larger than batch.size comes back whole, is refused again, and so on
+/// until delivery.timeout.ms expires it (RecordAccumulator.expiredBatches).
+#[test]
+fn a_refused_batch_of_several_records_is_split_and_sent_again_until_it_expires() {
+    let topic = TopicSpec { config: TopicConfig { max_message_bytes: 200, ..Default::default() }, ..TopicSpec::new("orders", 1, 1) };
+    let config = ProducerConfig { linger_ms: 50, request_timeout_ms: 1_000, delivery_timeout_ms: 2_000, ..Default::default() };
+    let mut sim = one_broker(topic, vec![ClientSpec::Producer(config)]);
+    for v in ["a", "b", "c"] {
+        sim.command(common::produce(0, "orders", Some("k"), &v.repeat(100))).unwrap();
+    }
+    run_for(&mut sim, 3_000);
+    let trace = sim.trace();
+    let sends = sent_requests(trace, NodeId::Client(0), ApiKey::Produce);
+    let splits: Vec<u64> = trace
+        .iter()
+        .filter(|e| matches!(e.kind, TraceKind::BatchSplit { records: 3, batches: 1, batch_size: 16_384, .. }))
+        .map(|e| e.time_ms)
+        .collect();
+    // Sent again at once, as if never tried: one split per refusal, and no
+    // retry with a backoff.
+    assert!(sends.len() > 20, "{} sends", sends.len());
+    // Every refusal is split; the last split's batch expires before it is sent.
+    assert_eq!(splits.len(), sends.len());
+    assert!(rejections(&sim).iter().all(|e| *e == ErrorCode::MessageTooLarge));
+    assert!(!trace.iter().any(|e| matches!(e.kind, TraceKind::ProduceRetry { .. })));
+    // The batch was made when linger.ms ran out at 50 ms after the first
+    // record; it expires at the first drain after it is 2 s old.
+    let expired: Vec<u64> =
+        trace.iter().filter(|e| matches!(e.kind, TraceKind::BatchExpired { records: 3, delivery_timeout_ms: 2_000, .. })).map(|e| e.time_ms).collect();
+    assert_eq!(expired.len(), 1, "{expired:?}");
+    let created = trace.iter().find(|e| matches!(e.kind, TraceKind::PartitionChosen { .. })).unwrap().time_ms;
+    assert!(expired[0] >= created + 2_000 && expired[0] <= created + 2_050, "created {created}, expired {expired:?}");
+    assert!(splits.iter().all(|at| *at <= expired[0]));
+    assert_eq!(states(&sim, 0), vec![RecordState::Failed { error: ErrorCode::RequestTimedOut }; 3]);
+    assert_eq!(sim.view().replica("orders", 0, 0).unwrap().log_end_offset, 0);
+    // Each resend carried the first one's sequence (the split keeps it), so
+    // the expiry's gap bumps the epoch once and the next record is written
+    // at sequence 0 of epoch 1.
+    sim.command(common::produce(0, "orders", Some("k"), "small")).unwrap();
+    run_for(&mut sim, 200);
+    assert_eq!(states(&sim, 0)[3], RecordState::Acknowledged { offset: 0 });
+    assert_eq!(stored_producer_state(&sim), vec![(1, 0, 0)]);
+}
+
+/// A batch that waits in the accumulator, here backing off between retries
+/// of NOT_ENOUGH_REPLICAS, fails with a timeout the moment
+/// delivery.timeout.ms has passed (Sender.canRetry, then
+/// RecordAccumulator.expiredBatches), not at its next retry.
+#[test]
+fn a_retrying_batch_expires_when_delivery_timeout_ms_has_passed() {
+    let config = ProducerConfig { linger_ms: 0, request_timeout_ms: 1_000, delivery_timeout_ms: 3_000, ..Default::default() };
+    let topic = TopicConfig { min_insync_replicas: Some(3), ..Default::default() };
+    let mut sim = stalled_followers(topic, vec![producer(1), ClientSpec::Producer(config)]);
+    // The stalled followers leave the ISR, so acks=all is refused.
+    sim.command(common::produce(0, "orders", Some("k"), "acks=1")).unwrap();
+    sim.run_until(3_000);
+    sim.command(common::produce(1, "orders", Some("k"), "acks=all")).unwrap();
+    sim.run_until(8_000);
+    let trace = sim.trace();
+    let retries = trace.iter().filter(|e| matches!(e.kind, TraceKind::ProduceRetry { error: ErrorCode::NotEnoughReplicas, .. })).count();
+    assert!(retries >= 3, "{retries} retries");
+    let created = trace
+        .iter()
+        .find(|e| matches!(e.kind, TraceKind::PartitionChosen { client: NodeId::Client(1), .. }))
+        .unwrap()
+        .time_ms;
+    let expired: Vec<u64> = trace.iter().filter(|e| matches!(e.kind, TraceKind::BatchExpired { .. })).map(|e| e.time_ms).collect();
+    assert_eq!(expired, vec![created + 3_000]);
+    assert_eq!(states(&sim, 1), vec![RecordState::Failed { error: ErrorCode::RequestTimedOut }]);
+}

@@ -215,6 +215,15 @@ pub enum TraceKind {
     ProduceCompleted { request: RequestId, partition: TopicPartition, base_offset: i64, error: ErrorCode, records: u32 },
     /// A producer will send a batch again.
     ProduceRetry { client: NodeId, partition: TopicPartition, error: ErrorCode, attempt: u32 },
+    /// The leader refused a producer's batch of several records as too
+    /// large (MESSAGE_TOO_LARGE), so the producer split it by `batch.size`
+    /// into `batches` and queued them again as if never tried
+    /// (Sender.completeBatch, RecordAccumulator.splitAndReenqueue).
+    BatchSplit { client: NodeId, partition: TopicPartition, records: u32, bytes: u32, batch_size: u32, batches: u32 },
+    /// A batch was still waiting in the producer `delivery.timeout.ms`
+    /// after it was created, so the producer failed it with a
+    /// TimeoutException (RecordAccumulator.expiredBatches).
+    BatchExpired { client: NodeId, partition: TopicPartition, records: u32, delivery_timeout_ms: u64 },
     /// A consumer got records (or none) from a fetch.
     FetchCompleted {
         request: RequestId,
@@ -790,6 +799,14 @@ impl fmt::Display for TraceEvent {
             TraceKind::ProduceRetry { client, partition, error, attempt } => {
                 write!(f, "{client} retries batch for {partition} after {error} (attempt {attempt})")
             }
+            TraceKind::BatchSplit { client, partition, records, bytes, batch_size, batches } => write!(
+                f,
+                "{client} splits its refused batch of {records} records ({bytes} bytes) for {partition} by batch.size {batch_size} into {batches} batch(es)"
+            ),
+            TraceKind::BatchExpired { client, partition, records, delivery_timeout_ms } => write!(
+                f,
+                "{client} expires its batch of {records} records for {partition} after delivery.timeout.ms {delivery_timeout_ms}"
+            ),
             TraceKind::FetchCompleted { request, partition, records, next_offset, high_watermark, error } => {
                 write!(
                     f,

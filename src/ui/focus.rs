@@ -343,7 +343,9 @@ impl Classifier {
             | TraceKind::BatchReady { .. }
             | TraceKind::MetadataUpdated { .. }
             | TraceKind::ProducerIdAssigned { .. } => Tag::mine(Interest::NONE),
-            TraceKind::ProduceRetry { .. } => Tag::mine(Interest::NOTABLE),
+            TraceKind::ProduceRetry { .. } | TraceKind::BatchSplit { .. } | TraceKind::BatchExpired { .. } => {
+                Tag::mine(Interest::NOTABLE)
+            }
             TraceKind::HighWatermarkAdvanced { .. }
             | TraceKind::IsrShrunk { .. }
             | TraceKind::IsrExpanded { .. }

@@ -228,6 +228,19 @@ pub fn narrate(event: &TraceEvent) -> String {
         TraceKind::ProduceRetry { client, partition, error, attempt } => format!(
             "{client} will retry its batch for {partition} after {error} (attempt {attempt}). With idempotence the broker drops the copy if the first try was written."
         ),
+        TraceKind::BatchSplit { client, partition, records, bytes, batch_size, batches } => {
+            let why = format!(
+                "The leader refused {client}'s batch of {records} records ({bytes} bytes) for {partition} because it is larger than the topic's max.message.bytes."
+            );
+            if *batches > 1 {
+                format!("{why} The producer splits it into {batches} batches of at most batch.size ({batch_size} bytes) and sends them as new.")
+            } else {
+                format!("{why} The producer splits a refused batch by batch.size ({batch_size} bytes), not by max.message.bytes, and this one is within batch.size already, so it comes back whole and is sent again as new. It is refused each time until delivery.timeout.ms runs out: with batch.size above max.message.bytes, a batch of several records cannot be delivered.")
+            }
+        }
+        TraceKind::BatchExpired { client, partition, records, delivery_timeout_ms } => format!(
+            "{client} gives up its batch of {records} record(s) for {partition}: delivery.timeout.ms ({delivery_timeout_ms} ms) has passed since the batch was made, so its records fail with a timeout."
+        ),
         TraceKind::FetchCompleted { partition, records, next_offset, high_watermark, error, .. } => {
             if *error == ErrorCode::None {
                 format!(

@@ -277,6 +277,20 @@ pub fn narrate(event: &TraceEvent) -> String {
             "{} {error} 오류 때문에 {partition} 배치를 다시 보냅니다({attempt}번째 시도). 멱등성이 켜져 있으면, 첫 시도가 이미 기록된 경우 브로커가 중복본을 버립니다.",
             ga(client)
         ),
+        TraceKind::BatchSplit { client, partition, records, bytes, batch_size, batches } => {
+            let why = format!(
+                "{client}의 {partition} 배치(레코드 {records}개, {bytes}바이트)가 토픽의 max.message.bytes보다 커서 리더가 거절했습니다."
+            );
+            if *batches > 1 {
+                format!("{why} 프로듀서는 이를 batch.size({batch_size}바이트) 이하의 배치 {batches}개로 나누어 새 배치처럼 보냅니다.")
+            } else {
+                format!("{why} 프로듀서는 거절된 배치를 max.message.bytes가 아니라 batch.size({batch_size}바이트) 기준으로 나누는데, 이 배치는 이미 batch.size 이내라서 그대로 돌아와 새 배치처럼 다시 보내집니다. delivery.timeout.ms가 끝날 때까지 매번 거절됩니다. batch.size가 max.message.bytes보다 크면 레코드 여러 개짜리 배치는 전달될 수 없습니다.")
+            }
+        }
+        TraceKind::BatchExpired { client, partition, records, delivery_timeout_ms } => format!(
+            "{} {partition} 배치(레코드 {records}개)를 포기합니다. 배치를 만든 뒤 delivery.timeout.ms({delivery_timeout_ms}ms)가 지나 레코드들이 타임아웃으로 실패합니다.",
+            ga(client)
+        ),
         TraceKind::FetchCompleted { partition, records, next_offset, high_watermark, error, .. } => {
             if *error == ErrorCode::None {
                 format!(
@@ -1336,6 +1350,18 @@ mod tests {
                     attempt: 2,
                 }),
                 vec![0, 2, 6],
+            ),
+            (
+                ev(TraceKind::BatchSplit { client: NodeId::Client(0), partition: tp(1), records: 12, bytes: 5000, batch_size: 16384, batches: 1 }),
+                vec![0, 1, 12, 5000, 16384],
+            ),
+            (
+                ev(TraceKind::BatchSplit { client: NodeId::Client(0), partition: tp(1), records: 12, bytes: 5000, batch_size: 16384, batches: 3 }),
+                vec![0, 1, 12, 5000, 16384, 3],
+            ),
+            (
+                ev(TraceKind::BatchExpired { client: NodeId::Client(1), partition: tp(2), records: 4, delivery_timeout_ms: 120_000 }),
+                vec![1, 2, 4, 120_000],
             ),
             (
                 ev(TraceKind::FetchCompleted {

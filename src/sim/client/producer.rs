@@ -10,7 +10,7 @@ use super::super::node::{Ctx, Timer};
 use super::super::protocol::{
     ErrorCode, Message, ProducePartition, ProduceRequest, Request, RequestBody, ResponseBody,
 };
-use super::super::record::batch::{BatchBuilder, Header};
+use super::super::record::batch::{self, BatchBuilder, Header};
 use super::super::record::partitioner::{partition_for_key, RoundRobinPartitioner, StickyPartitioner};
 use super::super::trace::{BatchReadyReason, Direction, PartitionReason, Stage, TraceKind};
 use super::metadata::MetadataState;
@@ -431,6 +431,7 @@ impl Producer {
             self.init_producer_id(ctx);
             return;
         }
+        self.expire(ctx);
         let now = ctx.now_ms;
         // The ready partitions with their leaders, in the accumulator's
         // order; a stable sort by leader then gives each leader's partitions
@@ -668,11 +669,108 @@ impl Producer {
                 for (i, r) in b.records.iter().enumerate() {
                     self.records[*r as usize].state = RecordState::Acknowledged { offset: part.base_offset + i as i64 };
                 }
+            } else if part.error == ErrorCode::MessageTooLarge && b.record_count() > 1 {
+                self.split_and_reenqueue(ctx, b);
             } else {
                 self.batch_failed(ctx, b, part.error);
             }
         }
         self.drain(ctx);
+    }
+
+    /// Sender.completeBatch: the leader refused a batch of more than one
+    /// record as too large (MESSAGE_TOO_LARGE), so the producer splits it
+    /// (ProducerBatch.split): its records, in order, go into new batches of
+    /// at most `batch.size`, which take its place at the front of the
+    /// partition's queue as if never tried (RecordAccumulator.
+    /// splitAndReenqueue): no backoff, no attempt counted, whatever the
+    /// delivery timeout. They keep the batch's creation time, so
+    /// delivery.timeout.ms still counts from it and ends a split that
+    /// cannot help (`expire`), and its id, which orders the queue. An
+    /// idempotent batch's sequence numbers run on through its parts.
+    ///
+    /// Kafka splits by batch.size alone, never by the topic's
+    /// max.message.bytes (KAFKA-8350). Nothing is compressed here, and a
+    /// batch takes each record after its first only while it fits
+    /// batch.size, so the split gives back one batch with the same records:
+    /// the leader refuses it again, and so on until the batch expires, which
+    /// is what a real producer does when batch.size is above the topic's
+    /// max.message.bytes.
+    fn split_and_reenqueue(&mut self, ctx: &mut Ctx, big: ProducerBatch) {
+        let batch_size = self.config.batch_size;
+        let Ok(decoded) = batch::decode(&big.builder.build()) else {
+            return self.batch_failed(ctx, big, ErrorCode::MessageTooLarge);
+        };
+        let mut parts: Vec<ProducerBatch> = Vec::new();
+        for (record, index) in decoded.records.iter().zip(&big.records) {
+            let (timestamp, key, value) = (decoded.timestamp_of(record), record.key.as_deref(), record.value.as_deref());
+            if !parts.last().is_some_and(|p| p.builder.has_room_for(timestamp, key, value, &record.headers, batch_size)) {
+                parts.push(ProducerBatch {
+                    id: big.id,
+                    partition: big.partition.clone(),
+                    records: Vec::new(),
+                    builder: BatchBuilder::new(0, timestamp),
+                    created_ms: big.created_ms,
+                    sealed: true,
+                    base_sequence: None,
+                    producer_epoch: big.producer_epoch,
+                    attempts: 0,
+                    backoff_until_ms: 0,
+                    last_leader: None,
+                });
+            }
+            let p = parts.last_mut().expect("a part was ensured");
+            let _ = p.builder.append(timestamp, key, value, &record.headers);
+            p.records.push(*index);
+        }
+        // ProducerBatch.assignProducerStateToBatches.
+        if let Some(mut sequence) = big.base_sequence {
+            for p in &mut parts {
+                p.base_sequence = Some(sequence);
+                sequence = sequence.wrapping_add(p.record_count() as i32);
+            }
+        }
+        let (me, records, bytes, batches) = (self.id, big.record_count(), big.size_bytes(), parts.len() as u32);
+        ctx.trace(|| TraceKind::BatchSplit { client: me, partition: big.partition.clone(), records, bytes, batch_size, batches });
+        // In order: each part goes behind the parts before it, which share its id.
+        for p in parts {
+            self.requeue(p);
+        }
+    }
+
+    /// RecordAccumulator.expiredBatches: a batch still in the accumulator
+    /// `delivery.timeout.ms` after it was created fails with a
+    /// TimeoutException (REQUEST_TIMED_OUT), oldest first in each
+    /// partition, as does a batch that retried or split past it. Kafka's
+    /// sender also expires a batch in flight at that moment; here a batch
+    /// in flight waits for its answer or its request.timeout.ms.
+    fn expire(&mut self, ctx: &mut Ctx) {
+        let (timeout, now) = (self.config.delivery_timeout_ms, ctx.now_ms);
+        let mut expired = Vec::new();
+        for queue in self.accumulator.values_mut() {
+            while queue.front().is_some_and(|b| now.saturating_sub(b.created_ms) >= timeout) {
+                expired.extend(queue.pop_front());
+            }
+        }
+        for b in expired {
+            let (me, records) = (self.id, b.record_count());
+            ctx.trace(|| TraceKind::BatchExpired { client: me, partition: b.partition.clone(), records, delivery_timeout_ms: timeout });
+            self.bump_epoch_after(&b);
+            for r in &b.records {
+                self.records[*r as usize].state = RecordState::Failed { error: ErrorCode::RequestTimedOut };
+            }
+        }
+    }
+
+    /// Puts a batch back into its partition's queue in creation order, so
+    /// batches retried together keep their order.
+    fn requeue(&mut self, b: ProducerBatch) {
+        for r in &b.records {
+            self.records[*r as usize].state = RecordState::Accumulating;
+        }
+        let queue = self.accumulator.entry(b.partition.clone()).or_default();
+        let at = queue.iter().position(|q| q.id > b.id).unwrap_or(queue.len());
+        queue.insert(at, b);
     }
 
     /// Whether a new batch for `tp` must wait: the producer epoch was
@@ -704,7 +802,10 @@ impl Producer {
     /// with a new sequence in a new epoch (TransactionManager.canRetry).
     fn batch_failed(&mut self, ctx: &mut Ctx, mut b: ProducerBatch, error: ErrorCode) {
         let now = ctx.now_ms;
-        let within_delivery = now.saturating_sub(b.created_ms) + self.config.retry_backoff_ms < self.config.delivery_timeout_ms;
+        // Sender.canRetry: only while delivery.timeout.ms has not passed; a
+        // retry whose backoff outlasts it expires in the accumulator then.
+        let left = self.config.delivery_timeout_ms.saturating_sub(now.saturating_sub(b.created_ms));
+        let within_delivery = left > 0;
         let out_of_order = self.config.enable_idempotence && error == ErrorCode::OutOfOrderSequenceNumber;
         if out_of_order || !(error.is_retriable() && within_delivery) {
             self.bump_epoch_after(&b);
@@ -730,15 +831,9 @@ impl Producer {
             }
             let backoff = retry_backoff_ms(&self.config, b.attempts, ctx.rng);
             b.backoff_until_ms = now + backoff;
-            for r in &b.records {
-                self.records[*r as usize].state = RecordState::Accumulating;
-            }
             let batch = b.id;
-            // Back in creation order, so batches retried together keep their order.
-            let queue = self.accumulator.entry(b.partition.clone()).or_default();
-            let at = queue.iter().position(|q| q.id > b.id).unwrap_or(queue.len());
-            queue.insert(at, b);
-            ctx.timer(backoff, Timer::Client(ClientTimer::RetryBackoff { batch }));
+            self.requeue(b);
+            ctx.timer(backoff.min(left), Timer::Client(ClientTimer::RetryBackoff { batch }));
         } else {
             for r in &b.records {
                 self.records[*r as usize].state = RecordState::Failed { error };
@@ -786,5 +881,64 @@ mod backoff_tests {
         // A maximum at or below retry.backoff.ms is a constant backoff of it.
         let flat = ProducerConfig { retry_backoff_ms: 500, retry_backoff_max_ms: 300, ..Default::default() };
         assert_eq!(retry_backoff_ms(&flat, 5, &mut SimRng::new(1)), 300);
+    }
+}
+
+#[cfg(test)]
+mod split_tests {
+    use super::*;
+    use crate::sim::node::Output;
+    use crate::sim::rng::SimRng;
+
+    fn record(value: &str, timestamp_ms: i64) -> ProducerRecord {
+        ProducerRecord { topic: "orders".into(), partition: Some(0), key: None, value: Some(value.into()), headers: vec![], timestamp_ms }
+    }
+
+    /// The page cannot split a batch into more than one (nothing is
+    /// compressed, so a batch never outgrows batch.size), but the split is
+    /// ProducerBatch.split's: here batch.size shrinks after the batch was
+    /// filled, so the split must cut it.
+    #[test]
+    fn a_split_cuts_the_records_into_batches_of_batch_size_in_order_with_their_sequences() {
+        let config = ProducerConfig { batch_size: 16_384, linger_ms: 1_000, ..Default::default() };
+        let mut p = Producer::new(NodeId::Client(0), config, vec![0]);
+        p.metadata.partitions_per_topic.insert(TopicName::from("orders"), 1);
+        let (mut rng, mut out) = (SimRng::new(1), Vec::new());
+        let mut ctx = Ctx { now_ms: 10, me: NodeId::Client(0), rng: &mut rng, out: &mut out, tracing: true };
+        for (i, v) in ["a", "b", "c", "d", "e"].iter().enumerate() {
+            p.send(&mut ctx, record(&v.repeat(100), 1_000 + i as i64));
+        }
+        let tp = TopicPartition::new("orders", 0);
+        let mut big = p.accumulator.get_mut(&tp).and_then(VecDeque::pop_front).expect("one batch");
+        assert_eq!(big.record_count(), 5);
+        big.base_sequence = Some(7);
+        big.attempts = 3;
+        // Room for two of these records (about 108 bytes each) a batch, not three.
+        p.config.batch_size = 61 + 2 * 110;
+        ctx.now_ms = 500;
+        p.split_and_reenqueue(&mut ctx, big);
+
+        let parts: Vec<&ProducerBatch> = p.accumulator[&tp].iter().collect();
+        let shape: Vec<(Vec<u32>, Option<i32>, u32, u64, bool)> =
+            parts.iter().map(|b| (b.records.clone(), b.base_sequence, b.attempts, b.created_ms, b.sealed)).collect();
+        assert_eq!(
+            shape,
+            vec![(vec![0, 1], Some(7), 0, 10, true), (vec![2, 3], Some(9), 0, 10, true), (vec![4], Some(11), 0, 10, true)],
+            "in order, sequences running on, never tried, created when the big batch was"
+        );
+        for b in &parts {
+            assert!(b.size_bytes() <= p.config.batch_size || b.record_count() == 1, "{}", b.size_bytes());
+        }
+        // Each part's bytes hold its own records with their own timestamps.
+        let values: Vec<Vec<(Option<Vec<u8>>, i64)>> = parts
+            .iter()
+            .map(|b| {
+                let d = batch::decode(&b.builder.build()).unwrap();
+                d.records.iter().map(|r| (r.value.clone(), d.timestamp_of(r))).collect()
+            })
+            .collect();
+        assert_eq!(values[1], vec![(Some("c".repeat(100).into_bytes()), 1_002), (Some("d".repeat(100).into_bytes()), 1_003)]);
+        assert!(p.records().iter().all(|r| r.state == RecordState::Accumulating));
+        assert!(out.iter().any(|o| matches!(o, Output::Trace(TraceKind::BatchSplit { records: 5, batches: 3, .. }))));
     }
 }

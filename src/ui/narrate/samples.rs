@@ -112,9 +112,11 @@ pub(crate) fn kind_index(k: &TraceKind) -> usize {
         TraceKind::LeaderElected(_) => 43,
         TraceKind::ConnectionClosed { .. } => 44,
         TraceKind::BrokerRegistrationRefused { .. } => 45,
+        TraceKind::BatchSplit { .. } => 46,
+        TraceKind::BatchExpired { .. } => 47,
     }
 }
-pub(crate) const KIND_COUNT: usize = 46;
+pub(crate) const KIND_COUNT: usize = 48;
 
 pub(crate) fn wait_index(w: &WaitReason) -> usize {
     match w {
@@ -726,6 +728,10 @@ pub(crate) fn kinds() -> Vec<TraceKind> {
     for reason in partition_reasons() {
         v.push(TraceKind::PartitionChosen { client: NodeId::Client(1), partition: tp(2), reason });
     }
+    for batches in [1, 3] {
+        v.push(TraceKind::BatchSplit { client: NodeId::Client(0), partition: tp(1), records: 12, bytes: 5000, batch_size: 16384, batches });
+    }
+    v.push(TraceKind::BatchExpired { client: NodeId::Client(1), partition: tp(2), records: 4, delivery_timeout_ms: 120_000 });
     for reason in batch_ready_reasons() {
         v.push(TraceKind::BatchReady { client: NodeId::Client(0), partition: tp(1), records: 12, bytes: 16384, reason });
     }
