@@ -235,7 +235,7 @@ pub fn narrate(event: &TraceEvent) -> String {
             if *batches > 1 {
                 format!("{why} The producer splits it into {batches} batches of at most batch.size ({batch_size} bytes) and sends them as new.")
             } else {
-                format!("{why} The producer splits a refused batch by batch.size ({batch_size} bytes), not by max.message.bytes, and this one is within batch.size already, so it comes back whole and is sent again as new. It is refused each time until delivery.timeout.ms runs out: with batch.size above max.message.bytes, a batch of several records cannot be delivered.")
+                format!("{why} The producer splits by batch.size ({batch_size} bytes), not by max.message.bytes; this batch is within batch.size, so it comes back whole and is refused again until delivery.timeout.ms runs out.")
             }
         }
         TraceKind::BatchExpired { client, partition, records, delivery_timeout_ms } => format!(

@@ -284,7 +284,7 @@ pub fn narrate(event: &TraceEvent) -> String {
             if *batches > 1 {
                 format!("{why} 프로듀서는 이를 batch.size({batch_size}바이트) 이하의 배치 {batches}개로 나누어 새 배치처럼 보냅니다.")
             } else {
-                format!("{why} 프로듀서는 거절된 배치를 max.message.bytes가 아니라 batch.size({batch_size}바이트) 기준으로 나누는데, 이 배치는 이미 batch.size 이내라서 그대로 돌아와 새 배치처럼 다시 보내집니다. delivery.timeout.ms가 끝날 때까지 매번 거절됩니다. batch.size가 max.message.bytes보다 크면 레코드 여러 개짜리 배치는 전달될 수 없습니다.")
+                format!("{why} 프로듀서는 max.message.bytes가 아니라 batch.size({batch_size}바이트) 기준으로 나누는데, 이 배치는 이미 batch.size 이내라서 그대로 돌아와 delivery.timeout.ms가 끝날 때까지 계속 거절됩니다.")
             }
         }
         TraceKind::BatchExpired { client, partition, records, delivery_timeout_ms } => format!(
