@@ -792,8 +792,8 @@ fn a_refused_batch_of_several_records_is_split_and_sent_again_until_it_expires()
     assert_eq!(splits.len(), sends.len());
     assert!(rejections(&sim).iter().all(|e| *e == ErrorCode::MessageTooLarge));
     assert!(!trace.iter().any(|e| matches!(e.kind, TraceKind::ProduceRetry { .. })));
-    // The batch was made when linger.ms ran out at 50 ms after the first
-    // record; it expires at the first drain after it is 2 s old.
+    // The batch was created with its first record; it expires at the first
+    // drain after it is 2 s old, when the send then in flight is answered.
     let expired: Vec<u64> =
         trace.iter().filter(|e| matches!(e.kind, TraceKind::BatchExpired { records: 3, delivery_timeout_ms: 2_000, .. })).map(|e| e.time_ms).collect();
     assert_eq!(expired.len(), 1, "{expired:?}");

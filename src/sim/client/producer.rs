@@ -89,6 +89,24 @@ pub struct ProducerBatch {
 }
 
 impl ProducerBatch {
+    /// An open batch with no records yet, whose first record has
+    /// `first_timestamp`, never sent.
+    fn empty(id: u64, partition: TopicPartition, first_timestamp: i64, created_ms: u64) -> Self {
+        ProducerBatch {
+            id,
+            partition,
+            records: Vec::new(),
+            builder: BatchBuilder::new(0, first_timestamp),
+            created_ms,
+            sealed: false,
+            base_sequence: None,
+            producer_epoch: -1,
+            attempts: 0,
+            backoff_until_ms: 0,
+            last_leader: None,
+        }
+    }
+
     pub fn record_count(&self) -> u32 {
         self.records.len() as u32
     }
@@ -258,11 +276,7 @@ impl Producer {
         let batch_size = self.config.batch_size;
         let queue = self.accumulator.entry(tp.clone()).or_default();
         let open = queue.back_mut().filter(|b| !b.sealed);
-        let fits = open.as_ref().is_some_and(|b| {
-            b.records.is_empty()
-                || b.builder.estimated_size_after_append(r.timestamp_ms, r.key.as_deref(), r.value.as_deref(), &r.headers)
-                    <= batch_size
-        });
+        let fits = open.as_ref().is_some_and(|b| b.builder.has_room_for(r.timestamp_ms, r.key.as_deref(), r.value.as_deref(), &r.headers, batch_size));
         if !fits {
             if let Some(b) = queue.back_mut().filter(|b| !b.sealed) {
                 b.sealed = true;
@@ -277,19 +291,7 @@ impl Producer {
             }
             let id = self.next_batch_id;
             self.next_batch_id += 1;
-            queue.push_back(ProducerBatch {
-                id,
-                partition: tp.clone(),
-                records: Vec::new(),
-                builder: BatchBuilder::new(0, r.timestamp_ms),
-                created_ms: ctx.now_ms,
-                sealed: false,
-                base_sequence: None,
-                producer_epoch: -1,
-                attempts: 0,
-                backoff_until_ms: 0,
-                last_leader: None,
-            });
+            queue.push_back(ProducerBatch::empty(id, tp.clone(), r.timestamp_ms, ctx.now_ms));
             ctx.timer(self.config.linger_ms, Timer::Client(ClientTimer::Linger { batch: id }));
         }
         let batch = queue.back_mut().expect("an open batch was ensured");
@@ -706,17 +708,9 @@ impl Producer {
             let (timestamp, key, value) = (decoded.timestamp_of(record), record.key.as_deref(), record.value.as_deref());
             if !parts.last().is_some_and(|p| p.builder.has_room_for(timestamp, key, value, &record.headers, batch_size)) {
                 parts.push(ProducerBatch {
-                    id: big.id,
-                    partition: big.partition.clone(),
-                    records: Vec::new(),
-                    builder: BatchBuilder::new(0, timestamp),
-                    created_ms: big.created_ms,
                     sealed: true,
-                    base_sequence: None,
                     producer_epoch: big.producer_epoch,
-                    attempts: 0,
-                    backoff_until_ms: 0,
-                    last_leader: None,
+                    ..ProducerBatch::empty(big.id, big.partition.clone(), timestamp, big.created_ms)
                 });
             }
             let p = parts.last_mut().expect("a part was ensured");
@@ -755,10 +749,7 @@ impl Producer {
         for b in expired {
             let (me, records) = (self.id, b.record_count());
             ctx.trace(|| TraceKind::BatchExpired { client: me, partition: b.partition.clone(), records, delivery_timeout_ms: timeout });
-            self.bump_epoch_after(&b);
-            for r in &b.records {
-                self.records[*r as usize].state = RecordState::Failed { error: ErrorCode::RequestTimedOut };
-            }
+            self.fail(&b, ErrorCode::RequestTimedOut);
         }
     }
 
@@ -807,10 +798,8 @@ impl Producer {
         let left = self.config.delivery_timeout_ms.saturating_sub(now.saturating_sub(b.created_ms));
         let within_delivery = left > 0;
         let out_of_order = self.config.enable_idempotence && error == ErrorCode::OutOfOrderSequenceNumber;
-        if out_of_order || !(error.is_retriable() && within_delivery) {
-            self.bump_epoch_after(&b);
-        }
         if out_of_order && within_delivery {
+            self.bump_epoch_after(&b);
             b.base_sequence = None;
         }
         if (error.is_retriable() || out_of_order) && within_delivery {
@@ -835,9 +824,16 @@ impl Producer {
             self.requeue(b);
             ctx.timer(backoff.min(left), Timer::Client(ClientTimer::RetryBackoff { batch }));
         } else {
-            for r in &b.records {
-                self.records[*r as usize].state = RecordState::Failed { error };
-            }
+            self.fail(&b, error);
+        }
+    }
+
+    /// A batch fails for good: its records fail with `error`, and an
+    /// idempotent producer bumps its epoch past the gap in its sequences.
+    fn fail(&mut self, b: &ProducerBatch, error: ErrorCode) {
+        self.bump_epoch_after(b);
+        for r in &b.records {
+            self.records[*r as usize].state = RecordState::Failed { error };
         }
     }
 }
