@@ -285,6 +285,6 @@ pub fn parse_acks(text: &str) -> Result<i16, String> {
         "all" | "-1" => Ok(-1),
         "1" => Ok(1),
         "0" => Ok(0),
-        other => Err(format!("acks must be all, -1, 1 or 0, not {other:?}")),
+        other => Err(format!("acks must be all, -1, 1 or 0, not \"{other}\"")),
     }
 }

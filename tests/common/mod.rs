@@ -89,19 +89,19 @@ fn every_partition_is_led(sim: &Simulation) -> bool {
 /// The trace hash of `determinism_run(42)`. If a change alters it on purpose,
 /// update it here: the browser test then checks wasm agrees with native. It
 /// hashes each event's data as JSON, so rewording a trace line leaves it alone.
-pub const GOLDEN_TRACE_HASH: u64 = 0x59e36b1e56943ed6;
+pub const GOLDEN_TRACE_HASH: u64 = 0xdd2e6cef32ca8dc7;
 
 /// The trace hash of `determinism_run_kraft(42)`: the boot (election,
 /// registrations, topic creation) and the same workload, on the metadata mode
 /// the page runs.
-pub const GOLDEN_KRAFT_TRACE_HASH: u64 = 0x4b4f302f95ebb760;
+pub const GOLDEN_KRAFT_TRACE_HASH: u64 = 0x8cec39786229fcc9;
 
 /// The events benchmark's workload (`sim::workload::EventsWorkload`, seed
 /// 1) run to this many events, short enough for a test: its golden hash is
 /// what makes "the same run event for event" checkable for the benchmark,
 /// which runs the same function, only longer.
 pub const BENCH_EVENTS: u64 = 60_000;
-pub const GOLDEN_BENCH_TRACE_HASH: u64 = 0x491ea7c4aa34cfae;
+pub const GOLDEN_BENCH_TRACE_HASH: u64 = 0xc4f72fead027479f;
 
 // ---------------------------------------------------------------------------
 // Helpers of the data-plane tests (tests/dataplane_*.rs).

@@ -161,52 +161,49 @@ impl Broker {
                 }
                 continue;
             }
-            let mut position = 0usize;
-            while position < pr.records.len() {
-                let Ok(size) = batch::batch_size_at(&pr.records, position as u32) else {
-                    break;
-                };
-                let end = position + size as usize;
-                if end > pr.records.len() {
-                    break;
-                }
-                let one = &pr.records[position..end];
-                match p.log.append_as_follower(one, now) {
-                    Ok(info) => {
-                        // UnifiedLog.append updates the producer state for
-                        // every append, a follower's too (only the duplicate
-                        // lookup is for client appends), so a new leader
-                        // recognises a retry of a batch it replicated.
-                        if let Ok(h) = batch::read_header(one) {
-                            p.producer_state.record_appended(&h, info.first_offset, info.last_offset);
+            // The whole batches of the answer: a fetch may end in part of a
+            // batch, which the next fetch asks for again.
+            let mut batches = batch::iter_batches(&pr.records);
+            let mut whole = 0usize;
+            while let Some(Ok(_)) = batches.next() {
+                whole = batches.position() as usize;
+            }
+            let chunk = &pr.records[..whole];
+            match p.log.append_as_follower(chunk, now) {
+                Ok(Some(info)) => {
+                    // UnifiedLog.append updates the producer state for
+                    // every append, a follower's too (only the duplicate
+                    // lookup is for client appends), so a new leader
+                    // recognises a retry of a batch it replicated.
+                    for (_, h) in batch::iter_batches(chunk).flatten() {
+                        if h.last_offset() <= info.last_offset {
+                            p.producer_state.record_appended(&h, h.base_offset, h.last_offset());
                         }
-                        // A follower rolls on its own, by the same rules as
-                        // the leader, and says so as the leader does.
-                        if let (true, Some(reason)) = (info.rolled, info.roll_reason) {
-                            ctx.trace(|| TraceKind::SegmentRolled {
-                                partition: pr.partition.clone(),
-                                replica: me,
-                                base_offset: info.segment_base_offset,
-                                reason,
-                            });
-                        }
-                        ctx.trace(|| TraceKind::Appended {
-                            request: response.id,
+                    }
+                    // A follower rolls on its own, by the same rules as
+                    // the leader, once for the chunk, and says so as the
+                    // leader does.
+                    if let (true, Some(reason)) = (info.rolled, info.roll_reason) {
+                        ctx.trace(|| TraceKind::SegmentRolled {
                             partition: pr.partition.clone(),
                             replica: me,
-                            base_offset: info.first_offset,
-                            last_offset: info.last_offset,
-                            log_end_offset: p.log.log_end_offset(),
-                            segment: info.segment_base_offset,
-                            position: info.position,
-                        })
+                            base_offset: info.segment_base_offset,
+                            reason,
+                        });
                     }
-                    Err(_) => {
-                        backoff = true;
-                        break;
-                    }
+                    ctx.trace(|| TraceKind::Appended {
+                        request: response.id,
+                        partition: pr.partition.clone(),
+                        replica: me,
+                        base_offset: info.first_offset,
+                        last_offset: info.last_offset,
+                        log_end_offset: p.log.log_end_offset(),
+                        segment: info.segment_base_offset,
+                        position: info.position,
+                    })
                 }
-                position = end;
+                Ok(None) => {}
+                Err(_) => backoff = true,
             }
             // Follower HW = min(leader's HW, own LEO).
             let hw = pr.high_watermark.min(p.log.log_end_offset());

@@ -7,10 +7,10 @@
 //! to roll, serves reads through the sparse index, truncates for followers,
 //! and deletes whole old segments for retention.
 
-use super::super::record::batch::{BatchError, RECORD_BATCH_OVERHEAD};
+use super::super::record::batch::{self, BatchError, BatchHeader, RECORD_BATCH_OVERHEAD};
 use super::epoch_cache::{EpochError, LeaderEpochCache};
 use super::segment::{
-    read_one_batch, BatchView, LogSegment, LookupPath, RollParams, RollReason, SegmentError,
+    read_one_batch, BatchView, LogSegment, LookupPath, RollParams, RollReason, SegmentAppend, SegmentError,
     LOG_FILE_SUFFIX,
 };
 use serde::{Deserialize, Serialize};
@@ -495,56 +495,13 @@ impl Log {
             + self.epoch_cache.allocated_bytes()
     }
 
-    /// Appends a batch as the leader: the batch must not exceed
-    /// `max.message.bytes`.
+    /// Appends a batch as the leader: the batch must start at the log end
+    /// offset, fit `max.message.bytes` and fit a segment.
     pub fn append(&mut self, batch: &[u8], now_ms: i64) -> Result<AppendInfo, LogError> {
-        self.append_checked(batch, now_ms, true)
-    }
-
-    /// Appends a batch fetched from the leader. Followers skip the
-    /// `max.message.bytes` check, since the leader already accepted the
-    /// batch (Kafka appends replicated data with ignoreRecordSize).
-    pub fn append_as_follower(
-        &mut self,
-        batch: &[u8],
-        now_ms: i64,
-    ) -> Result<AppendInfo, LogError> {
-        self.append_checked(batch, now_ms, false)
-    }
-
-    fn append_checked(
-        &mut self,
-        batch: &[u8],
-        now_ms: i64,
-        check_max_message_bytes: bool,
-    ) -> Result<AppendInfo, LogError> {
         // Every check comes before any change, so a refused batch leaves the
         // log, its segments and its epoch cache exactly as they were.
-        let (header, size) = read_one_batch(batch).map_err(|e| match e {
-            SegmentError::Batch(e) => LogError::MalformedBatch(e),
-            SegmentError::NotOneBatch {
-                declared_size,
-                actual_size,
-            } => LogError::NotOneBatch {
-                declared_size,
-                actual_size,
-            },
-            SegmentError::InvalidOffsetRange {
-                base_offset,
-                last_offset_delta,
-            } => LogError::InvalidOffsetRange {
-                base_offset,
-                last_offset_delta,
-            },
-            other => LogError::Segment(other),
-        })?;
-        if header.base_offset != self.log_end_offset {
-            return Err(LogError::UnexpectedBaseOffset {
-                base_offset: header.base_offset,
-                log_end_offset: self.log_end_offset,
-            });
-        }
-        if check_max_message_bytes && i64::from(size) > i64::from(self.config.max_message_bytes) {
+        let (header, size) = self.check_next_batch(batch, self.log_end_offset)?;
+        if i64::from(size) > i64::from(self.config.max_message_bytes) {
             return Err(LogError::MessageTooLarge {
                 size_bytes: size,
                 max_message_bytes: self.config.max_message_bytes,
@@ -556,51 +513,146 @@ impl Log {
                 segment_bytes: self.config.segment_bytes,
             });
         }
-        let epoch = header.partition_leader_epoch;
-        if epoch < 0 {
-            return Err(LogError::InvalidLeaderEpoch(EpochError::InvalidEntry {
-                epoch,
-                start_offset: header.base_offset,
-            }));
-        }
-
-        // UnifiedLog.maybeRoll: the active segment rolls before the batch
-        // when it is too big, too old or has a full index; the new segment
-        // starts at the batch's base offset.
-        let params = RollParams {
-            max_segment_bytes: self.config.segment_bytes,
-            max_segment_ms: self.config.segment_ms,
-            max_timestamp_in_messages: header.max_timestamp,
-            max_offset_in_messages: header.last_offset(),
-            messages_size: size,
-            now_ms,
-        };
-        let roll_reason = self.active_segment().should_roll(&params);
-        let rolled = match roll_reason {
-            Some(_) => self.roll_at(header.base_offset, now_ms),
-            None => false,
-        };
-
-        // The epoch stamped on the batch by its leader (UnifiedLog.append
-        // calls maybeAssignEpochStartOffset for each v2 batch).
-        self.epoch_cache
-            .assign(epoch, header.base_offset)
-            .map_err(LogError::InvalidLeaderEpoch)?;
-
-        let last = self.segments.len() - 1;
-        let appended = self.segments[last].append(batch, now_ms)?;
-        self.log_end_offset = appended.last_offset + 1;
+        let (rolled, roll_reason) =
+            self.maybe_roll(header.base_offset, header.max_timestamp, header.last_offset(), size, now_ms);
+        let appended = self.append_batch(batch, &header, now_ms)?;
         Ok(AppendInfo {
             first_offset: appended.base_offset,
             last_offset: appended.last_offset,
             position: appended.position,
             size_bytes: appended.size_bytes,
-            segment_base_offset: self.segments[last].base_offset(),
+            segment_base_offset: self.active_segment().base_offset(),
             rolled,
             roll_reason,
             offset_index_slot: appended.offset_index_slot,
             time_index_slot: appended.time_index_slot,
         })
+    }
+
+    /// Appends the whole batches a follower fetched from its leader as one
+    /// append, as UnifiedLog.appendAsFollower does: every batch is checked
+    /// first (each starts where the one before ended, the first at the log
+    /// end offset), then the log decides once whether to roll, from the
+    /// chunk's first offset, last offset, largest timestamp and size
+    /// (UnifiedLog.maybeRoll), and the segment appends and indexes the
+    /// batches one by one (LogSegment.append). A follower skips the
+    /// `max.message.bytes` and `segment.bytes` checks, since the leader
+    /// already accepted the batches (Kafka appends replicated data with
+    /// ignoreRecordSize, and since KAFKA-17375 lets a follower's segment grow
+    /// past `segment.bytes` rather than fail). Returns None for no bytes.
+    pub fn append_as_follower(&mut self, records: &[u8], now_ms: i64) -> Result<Option<AppendInfo>, LogError> {
+        let mut batches = Vec::new();
+        let mut position = 0usize;
+        let mut next = self.log_end_offset;
+        let mut max_timestamp = i64::MIN;
+        while position < records.len() {
+            let size = batch::batch_size_at(records, position as u32).map_err(LogError::MalformedBatch)?;
+            let end = position.saturating_add(size as usize).min(records.len());
+            let one = &records[position..end];
+            let (header, _) = self.check_next_batch(one, next)?;
+            next = header.last_offset() + 1;
+            max_timestamp = max_timestamp.max(header.max_timestamp);
+            batches.push((position, end, header));
+            position = end;
+        }
+        let (Some((_, _, first)), Some((_, _, last))) = (batches.first(), batches.last()) else {
+            return Ok(None);
+        };
+        let (first_offset, last_offset) = (first.base_offset, last.last_offset());
+        let chunk_size = u32::try_from(records.len()).unwrap_or(u32::MAX);
+        let (rolled, roll_reason) = self.maybe_roll(first_offset, max_timestamp, last_offset, chunk_size, now_ms);
+        // Kafka's segment append would find its index full part-way
+        // (OffsetIndex.append throws), which only a chunk of many batches
+        // and a small segment.index.bytes can meet; the follower appends the
+        // batches that fit, and its next fetch asks for the rest, which then
+        // rolls on the full index.
+        let fit = self.active_segment().batches_that_fit(batches.iter().map(|(s, e, _)| (e - s) as u32));
+        batches.truncate(fit.max(1));
+        let mut info: Option<AppendInfo> = None;
+        for (start, end, header) in &batches {
+            let appended = self.append_batch(&records[*start..*end], header, now_ms)?;
+            let segment_base_offset = self.active_segment().base_offset();
+            let i = info.get_or_insert(AppendInfo {
+                first_offset: appended.base_offset,
+                last_offset: appended.last_offset,
+                position: appended.position,
+                size_bytes: 0,
+                segment_base_offset,
+                rolled,
+                roll_reason,
+                offset_index_slot: appended.offset_index_slot,
+                time_index_slot: appended.time_index_slot,
+            });
+            i.last_offset = appended.last_offset;
+            i.size_bytes += appended.size_bytes;
+            i.offset_index_slot = i.offset_index_slot.or(appended.offset_index_slot);
+            i.time_index_slot = i.time_index_slot.or(appended.time_index_slot);
+        }
+        Ok(info)
+    }
+
+    /// The checks a batch must pass before the log takes it: one whole
+    /// batch with a valid offset range, starting at `next_offset`, stamped
+    /// with a leader epoch the epoch cache can record.
+    fn check_next_batch(&self, batch: &[u8], next_offset: i64) -> Result<(BatchHeader, u32), LogError> {
+        let (header, size) = read_one_batch(batch).map_err(|e| match e {
+            SegmentError::Batch(e) => LogError::MalformedBatch(e),
+            SegmentError::NotOneBatch { declared_size, actual_size } => {
+                LogError::NotOneBatch { declared_size, actual_size }
+            }
+            SegmentError::InvalidOffsetRange { base_offset, last_offset_delta } => {
+                LogError::InvalidOffsetRange { base_offset, last_offset_delta }
+            }
+            other => LogError::Segment(other),
+        })?;
+        if header.base_offset != next_offset {
+            return Err(LogError::UnexpectedBaseOffset { base_offset: header.base_offset, log_end_offset: next_offset });
+        }
+        let epoch = header.partition_leader_epoch;
+        if epoch < 0 {
+            return Err(LogError::InvalidLeaderEpoch(EpochError::InvalidEntry { epoch, start_offset: header.base_offset }));
+        }
+        Ok((header, size))
+    }
+
+    /// UnifiedLog.maybeRoll: the active segment rolls before an append when
+    /// it is too big, too old or has a full index; the new segment starts at
+    /// the append's first offset. Returns whether a segment was added, and
+    /// the roll condition that held.
+    fn maybe_roll(
+        &mut self,
+        first_offset: i64,
+        max_timestamp: i64,
+        last_offset: i64,
+        size: u32,
+        now_ms: i64,
+    ) -> (bool, Option<RollReason>) {
+        let params = RollParams {
+            max_segment_bytes: self.config.segment_bytes,
+            max_segment_ms: self.config.segment_ms,
+            max_timestamp_in_messages: max_timestamp,
+            max_offset_in_messages: last_offset,
+            messages_size: size,
+            now_ms,
+        };
+        let reason = self.active_segment().should_roll(&params);
+        match reason {
+            Some(_) => (self.roll_at(first_offset, now_ms), reason),
+            None => (false, None),
+        }
+    }
+
+    /// Records the batch's leader epoch (UnifiedLog.append calls
+    /// maybeAssignEpochStartOffset for each v2 batch) and appends it to the
+    /// active segment. The batch has passed `check_next_batch`.
+    fn append_batch(&mut self, batch: &[u8], header: &BatchHeader, now_ms: i64) -> Result<SegmentAppend, LogError> {
+        self.epoch_cache
+            .assign(header.partition_leader_epoch, header.base_offset)
+            .map_err(LogError::InvalidLeaderEpoch)?;
+        let last = self.segments.len() - 1;
+        let appended = self.segments[last].append(batch, now_ms)?;
+        self.log_end_offset = appended.last_offset + 1;
+        Ok(appended)
     }
 
     /// Starts a new active segment at `base_offset` (LocalLog.roll). An empty
@@ -1111,6 +1163,67 @@ mod tests {
             })
         ));
         assert!(log.append_as_follower(&batch(0, 1, 501, 0, 0), 0).is_ok());
+    }
+
+    /// The leader appends batch by batch and rolls between them; its
+    /// follower appends what one fetch brought as one append, with one roll
+    /// decision for the chunk (UnifiedLog.appendAsFollower), so the two may
+    /// cut their segments in different places, as in Kafka.
+    #[test]
+    fn a_follower_appends_a_fetched_chunk_as_one_append_with_one_roll_decision() {
+        let mut leader = Log::new(config(1000), 0).unwrap();
+        fill(&mut leader, 4, 1, 400, |i| i);
+        assert_eq!(bases(&leader), vec![0, 2]);
+        let mut follower = Log::new(config(1000), 0).unwrap();
+        let first = leader.read(0, 400, 4).unwrap();
+        assert_eq!(first.batch_count, 1);
+        follower.append_as_follower(&first.bytes, 0).unwrap();
+        // The other three batches come as one chunk (a read stops at the
+        // end of a segment, so here two reads make it): 1,200 bytes, more
+        // than segment.bytes, which a follower takes whole (KAFKA-17375).
+        let mut rest = leader.read(1, 10_000, 4).unwrap().bytes;
+        rest.extend(leader.read(2, 10_000, 4).unwrap().bytes);
+        assert_eq!(rest.len(), 1200);
+        let info = follower.append_as_follower(&rest, 0).unwrap().expect("three batches");
+        assert_eq!((info.first_offset, info.last_offset, info.size_bytes), (1, 3, 1200));
+        assert!(info.rolled);
+        assert_eq!(info.roll_reason, Some(RollReason::SegmentBytes));
+        assert_eq!(bases(&follower), vec![0, 1]);
+        assert_eq!(follower.log_end_offset(), 4);
+        assert_eq!(follower.segments()[1].batch_count(), 3);
+
+        // A chunk whose batches do not follow one another is refused whole.
+        let mut gap = batch(4, 1, 100, 0, 0);
+        gap.extend(batch(6, 1, 100, 0, 0));
+        let before = follower.segments_view();
+        assert_eq!(
+            follower.append_as_follower(&gap, 0),
+            Err(LogError::UnexpectedBaseOffset { base_offset: 6, log_end_offset: 5 })
+        );
+        assert_eq!((follower.log_end_offset(), follower.segments_view()), (4, before));
+        assert_eq!(follower.append_as_follower(&[], 0), Ok(None));
+    }
+
+    /// Where the chunk needs more index entries than the active segment has
+    /// room for, the follower appends the batches that fit (Kafka's append
+    /// would fail on the full index part-way) and the rest rolls next time.
+    #[test]
+    fn a_follower_chunk_stops_where_the_index_is_full() {
+        // 24 index bytes: 3 offset entries, 2 time entries of which one is
+        // kept for the roll. Every batch after the first gets an entry.
+        let cfg = LogConfig { index_interval_bytes: 100, segment_index_bytes: 24, ..LogConfig::default() };
+        let mut chunk = Vec::new();
+        for i in 0..4 {
+            chunk.extend(batch(i, 1, 200, i, 0));
+        }
+        let mut follower = Log::new(cfg, 0).unwrap();
+        let info = follower.append_as_follower(&chunk, 0).unwrap().expect("batches");
+        assert_eq!((info.first_offset, info.last_offset, info.rolled), (0, 1, false));
+        assert_eq!(follower.segments()[0].offset_index().entries(), 1);
+        let rest = follower.append_as_follower(&chunk[400..], 0).unwrap().expect("batches");
+        assert_eq!((rest.first_offset, rest.rolled, rest.roll_reason), (2, true, Some(RollReason::TimeIndexFull)));
+        assert_eq!(rest.last_offset, 3);
+        assert_eq!(bases(&follower), vec![0, 2]);
     }
 
     #[test]

@@ -455,6 +455,31 @@ impl LogSegment {
         }
     }
 
+    /// How many of the batches of these sizes, appended in order, the
+    /// indexes have room for, by the entry rule of [`LogSegment::append`]
+    /// (the time index keeps one slot for the entry written when the
+    /// segment rolls, and writes at most one entry where the offset index
+    /// writes one).
+    pub fn batches_that_fit(&self, sizes: impl Iterator<Item = u32>) -> usize {
+        let offset_room = self.offset_index.max_entries().saturating_sub(self.offset_index.entries());
+        let time_room = self.time_index.max_entries().saturating_sub(1).saturating_sub(self.time_index.entries());
+        let mut room = offset_room.min(time_room);
+        let mut since = self.bytes_since_last_index_entry;
+        let mut fit = 0;
+        for size in sizes {
+            if i64::from(since) > i64::from(self.index_interval_bytes) {
+                if room == 0 {
+                    break;
+                }
+                room -= 1;
+                since = 0;
+            }
+            since = since.saturating_add(size);
+            fit += 1;
+        }
+        fit
+    }
+
     /// Appends one whole batch, then indexes it as LogSegment.append does:
     /// the entry test runs before the counter grows, so the first batch of a
     /// segment never gets an entry, and a batch gets one (its last offset,

@@ -1389,9 +1389,22 @@ fn describe_bytes(data: &[u8]) -> String {
                 .chars()
                 .any(|c| c.is_control() && c != '\n' && c != '\t') =>
         {
-            let shown: String = text.chars().take(SHOWN).collect();
-            let more = if shown.len() < text.len() { "…" } else { "" };
-            format!("{shown:?}{more} ({} bytes)", data.len())
+            // Quoted with the escapes the text can need; a hand-written
+            // escape instead of `{:?}`, whose Unicode tables would cost the
+            // page more than a kilobyte.
+            let mut shown = String::from("\"");
+            for c in text.chars().take(SHOWN) {
+                match c {
+                    '"' => shown.push_str("\\\""),
+                    '\\' => shown.push_str("\\\\"),
+                    '\n' => shown.push_str("\\n"),
+                    '\t' => shown.push_str("\\t"),
+                    c => shown.push(c),
+                }
+            }
+            shown.push('"');
+            let more = if text.chars().nth(SHOWN).is_some() { "…" } else { "" };
+            format!("{shown}{more} ({} bytes)", data.len())
         }
         _ => {
             let mut hex = String::from("0x");

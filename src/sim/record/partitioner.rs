@@ -27,7 +27,7 @@ impl fmt::Display for PartitionerError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PartitionerError::NoPartitions { topic } => {
-                write!(f, "topic {topic:?} has no partitions to choose from")
+                write!(f, "topic {topic} has no partitions to choose from")
             }
         }
     }
