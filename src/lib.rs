@@ -18,7 +18,7 @@
 //!   - [`sim::protocol`]: requests, responses and Kafka's error codes.
 //!   - [`sim::trace`]: the typed trace events and their one-line text form.
 //!   - [`sim::view`]: the plain view-model structs the UI draws.
-//!   - [`sim::rng`]: the one seeded RNG (ChaCha8).
+//!   - [`sim::rng`]: the one seeded RNG (PCG32).
 //! - [`ui`] is the Yew front end. It reads [`sim::view`] and [`sim::trace`]
 //!   only, never a node's internals.
 //!   - [`ui::session`]: the UI's state outside any component: the simulation

@@ -131,7 +131,7 @@ fn run_prints_raft_events_as_sentences_not_rust_values() {
         "controller 2 grants controller 1 its vote in epoch 1",
         "controller 1 became leader of epoch 1, which starts at metadata offset 0",
         "controller 0 is unattached in epoch 0: it stands for election in ",
-        "PartitionRecord orders-1: replicas 2, 0 and 1, leader 2, ISR 2, 0 and 1",
+        "PartitionRecord orders-1: replicas 0, 1 and 2, leader 0, ISR 0, 1 and 2",
     ] {
         assert!(out.contains(line), "no {line:?} in the output");
     }

@@ -494,3 +494,42 @@ fn a_retry_of_a_replicated_but_unanswered_batch_is_not_written_twice_by_the_new_
         assert!(twice.is_empty(), "seed {seed}: {twice:?}");
     }
 }
+
+/// Killing the active controller undoes nothing it had committed: every
+/// broker it had unfenced stays unfenced in the view while the survivors
+/// elect a new leader, though they learn the old high watermark only from
+/// it. The view once bounded the image by a survivor's own high watermark,
+/// and a broker registered just before the kill showed as fenced, with its
+/// partitions "being elected".
+#[test]
+fn killing_the_active_controller_fences_no_broker_in_the_view() {
+    use kafkascope::sim::view::BrokerStatus;
+    let mut lagging = 0;
+    for seed in 1..=12 {
+        let mut sim = cluster(seed);
+        while !(sim.active_controller().is_some()
+            && sim.view().every_partition_led()
+            && sim.view().brokers.iter().all(|b| b.status == BrokerStatus::Running))
+        {
+            assert!(sim.step(), "seed {seed}: the cluster boots");
+        }
+        let old = sim.active_controller().unwrap();
+        let survivors_hw = |sim: &Simulation| {
+            sim.controllers()
+                .filter(|c| c.is_alive() && c.id() != old)
+                .filter_map(|c| c.raft().and_then(|r| r.high_watermark()))
+                .max()
+                .unwrap_or(0)
+        };
+        let leader_hw = sim.controller(old).unwrap().raft().unwrap().high_watermark().unwrap();
+        lagging += u32::from(survivors_hw(&sim) < leader_hw);
+        sim.command(Command::KillController { controller: old }).unwrap();
+        while sim.active_controller().is_none_or(|c| c == old) {
+            let fenced: Vec<u32> =
+                sim.view().brokers.iter().filter(|b| b.status != BrokerStatus::Running).map(|b| b.id).collect();
+            assert!(fenced.is_empty(), "seed {seed} at {} ms: brokers {fenced:?} look fenced", sim.now_ms());
+            assert!(sim.step(), "seed {seed}: a new controller is elected");
+        }
+    }
+    assert!(lagging > 0, "some seed kills the leader before the survivors know its high watermark");
+}

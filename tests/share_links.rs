@@ -520,13 +520,18 @@ fn every_kind_of_bad_link_is_named() {
         "actions[0].action"
     );
     assert_eq!(kind(&link_with(&|v| v["extra"] = 1.into())), (JsonErrorKind::Unknown, "extra".into()));
-    assert_eq!(kind(&good.replacen("{\"v\":1,", "{\"v\":1,\"v\":1,", 1)), (JsonErrorKind::Duplicate, "v".into()));
-    let deep = format!("{{\"v\":1,\"x\":{}{}}}", "[".repeat(MAX_DEPTH as usize), "]".repeat(MAX_DEPTH as usize));
+    let v = format!("{{\"v\":{VERSION},");
+    assert!(good.starts_with(&v), "{good}");
+    assert_eq!(kind(&good.replacen(&v, &format!("{v}\"v\":{VERSION},"), 1)), (JsonErrorKind::Duplicate, "v".into()));
+    let deep = format!("{v}\"x\":{}{}}}", "[".repeat(MAX_DEPTH as usize), "]".repeat(MAX_DEPTH as usize));
     assert_eq!(kind(&deep).0, JsonErrorKind::TooDeep);
     let many = link_with(&|v| v["actions"] = vec![serde_json::json!({"at_step": 0, "action": "heal"}); MAX_REPLAY_COMMANDS + 1].into());
     assert_eq!(kind(&many), (JsonErrorKind::TooMany(MAX_REPLAY_COMMANDS), "actions".into()));
     // A future version is named as such, whatever else it holds.
-    assert_eq!(ShareLink::from_json(r#"{"future":[1,2],"v":2}"#), Err(LinkError::Version(2)));
+    let future = VERSION + 1;
+    assert_eq!(ShareLink::from_json(&format!(r#"{{"future":[1,2],"v":{future}}}"#)), Err(LinkError::Version(future)));
+    // So is an earlier one.
+    assert_eq!(ShareLink::from_json(r#"{"v":1}"#), Err(LinkError::Version(1)));
     // Too long to be read at all: refused before it is decoded.
     let huge = format!("s={}", "A".repeat(MAX_LINK_CHARS + 1));
     assert_eq!(ShareLink::decode(&huge), Err(LinkError::TooLarge(MAX_LINK_CHARS + 1)));
@@ -545,7 +550,7 @@ fn any_text_is_read_or_refused_without_panicking() {
     for_each_seed(3000, |seed| {
         let mut g = Gen(SimRng::new(seed));
         let text: String = (0..g.below(60)).map(|_| g.pick(TOKENS)).collect();
-        let text = if g.chance(4) { format!("{{\"v\":1,{text}") } else { text };
+        let text = if g.chance(4) { format!("{{\"v\":{VERSION},{text}") } else { text };
         if let Outcome::Opened(link) = with_ours(&text) {
             assert_eq!(with_serde(&text), Outcome::Opened(link), "{text:?}");
         }

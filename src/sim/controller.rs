@@ -278,11 +278,19 @@ impl Controller {
     /// The image of the whole log (`committed_only`: up to the high
     /// watermark).
     pub fn image(&self, committed_only: bool) -> MetadataImage {
+        let hw = match &self.raft {
+            Some(raft) if committed_only => raft.high_watermark().unwrap_or(0),
+            _ => i64::MAX,
+        };
+        self.image_below(hw)
+    }
+
+    /// The image of this voter's log up to, not including, offset `end`.
+    pub fn image_below(&self, end: i64) -> MetadataImage {
         let mut image = MetadataImage::default();
         if let Some(raft) = &self.raft {
-            let hw = if committed_only { raft.high_watermark().unwrap_or(0) } else { i64::MAX };
             for e in raft.log() {
-                if e.offset >= hw {
+                if e.offset >= end {
                     break;
                 }
                 if let RaftRecord::Data(r) = &e.record {

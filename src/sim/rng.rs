@@ -2,22 +2,25 @@
 //!
 //! Every random decision in a run (link jitter, election timeouts, the sticky
 //! partitioner's choice) is drawn from this generator, so a seed replays a run
-//! exactly. ChaCha8 is a named, portable algorithm: it gives the same stream on
-//! wasm32 and on x86_64, which `SmallRng` does not promise.
+//! exactly. PCG32 (`Lcg64Xsh32`, O'Neill's PCG-XSH-RR with 64 bits of state)
+//! is a named, portable algorithm: it gives the same stream on wasm32 and on
+//! x86_64, which `SmallRng` does not promise. It replaced ChaCha8, whose
+//! unrolled block function cost the page about 4 KB of code for
+//! cryptographic strength a simulation does not need.
 
-use rand_chacha::ChaCha8Rng;
+use rand_pcg::Pcg32;
 use rand_core::{Rng, SeedableRng};
 
 /// The seeded generator, with helpers that only ever return fixed-width integers.
 #[derive(Clone, Debug)]
 pub struct SimRng {
-    inner: ChaCha8Rng,
+    inner: Pcg32,
 }
 
 impl SimRng {
     /// A generator whose whole stream is fixed by `seed`.
     pub fn new(seed: u64) -> Self {
-        Self { inner: ChaCha8Rng::seed_from_u64(seed) }
+        Self { inner: Pcg32::seed_from_u64(seed) }
     }
 
     /// The next 32 random bits.
@@ -73,7 +76,7 @@ impl SimRng {
 mod tests {
     use super::*;
 
-    const GOLDEN_FIRST: u64 = 13080132717333068652;
+    const GOLDEN_FIRST: u64 = 18195738587432868099;
 
     /// BrokerLifecycleManager's resend backoff, ExponentialBackoff(100, 2,
     /// broker.session.timeout.ms = 9000, 0.02), over its failed attempts.
@@ -128,6 +131,6 @@ mod tests {
     #[test]
     fn stream_is_pinned() {
         let mut r = SimRng::new(0);
-        assert_eq!(r.next_u64(), GOLDEN_FIRST, "ChaCha8 seeded with 0 changed its first output");
+        assert_eq!(r.next_u64(), GOLDEN_FIRST, "PCG32 seeded with 0 changed its first output");
     }
 }

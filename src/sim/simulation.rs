@@ -450,6 +450,11 @@ pub struct Simulation {
     /// The last few leader elections of each partition, for the view: a
     /// new active controller does not know why its predecessor elected.
     elections: BTreeMap<TopicPartition, Vec<LeaderElection>>,
+    /// The highest metadata high watermark any voter has known. A record
+    /// below it is committed for good (Raft never loses one), even after
+    /// the voter that knew it died: the survivors hold the record but learn
+    /// that it is committed only from the next leader.
+    metadata_committed: i64,
 }
 
 /// How many elections of a partition the view keeps: enough to find the
@@ -595,6 +600,7 @@ impl Simulation {
             cuts: Vec::new(),
             out: Vec::new(),
             last_node: None,
+            metadata_committed: 0,
             elections: BTreeMap::new(),
         };
         for b in broker_ids {
@@ -937,6 +943,9 @@ impl Simulation {
         self.last_node = Some(node_id);
         self.apply(node_id, &mut out);
         self.out = out;
+        if let Some(hw) = self.controller_high_watermark(node_id) {
+            self.metadata_committed = self.metadata_committed.max(hw);
+        }
     }
 
     /// Steps until simulated time passes `until_ms` or nothing is left.
@@ -1283,24 +1292,33 @@ impl Simulation {
         Some(QuorumView { majority: self.config.controllers / 2 + 1, controllers, active, epoch })
     }
 
-    /// The committed metadata image the cluster acts on: the active
-    /// controller's, or while there is none the most advanced live voter's.
-    /// None without controllers, or when every controller is down.
+    /// The committed metadata image the cluster acts on, as an observer who
+    /// sees every voter knows it. None without controllers, or when every
+    /// controller is down.
     pub fn committed_image(&self) -> Option<super::controller::MetadataImage> {
         if self.config.controllers == 0 {
             return None;
         }
-        // Committed records are the same prefix on every voter (Raft never
-        // loses one), so the voter that knows the highest high watermark has
-        // the newest committed image. Not simply the active controller's: a
-        // newly elected leader knows no high watermark until it commits a
-        // record of its own epoch, and its image would be empty meanwhile,
-        // as if every broker were fenced.
+        // Committed records are the same prefix on every voter that holds
+        // them (Raft never loses one), so the live voter with the longest
+        // log shows the most of it. Bounded by the highest high watermark
+        // any voter has known, not by one voter's own: a newly elected
+        // leader knows none until it commits a record of its own epoch, and
+        // after the active controller dies the survivors learn what it had
+        // committed only from the next leader. Their own high watermarks
+        // would show committed changes (a broker's unfencing) undone.
         let source = self
             .controllers()
             .filter(|c| c.is_alive())
-            .max_by_key(|c| (c.raft().and_then(|r| r.high_watermark()).unwrap_or(0), std::cmp::Reverse(c.id())))?;
-        Some(source.image(true))
+            .max_by_key(|c| (c.raft().map_or(0, |r| r.log_end_offset()), std::cmp::Reverse(c.id())))?;
+        Some(source.image_below(self.metadata_committed))
+    }
+
+    fn controller_high_watermark(&self, node: NodeId) -> Option<i64> {
+        match self.nodes.get(&node) {
+            Some(Node::Controller(c)) => c.raft()?.high_watermark(),
+            _ => None,
+        }
     }
 }
 

@@ -622,17 +622,15 @@ mod tests {
         assert_eq!(notable.len(), 1, "the first node to notice broker 2 is gone is news; the others add nothing: {seen:?}");
         assert_eq!(Some(&seen[0].0), notable.first(), "and it is the first notice");
         assert!(seen.len() > 2 * peers.len(), "the retries that follow are background: {seen:?}");
-        // After a restart and a second kill the news is news again.
+        // After a restart that registers again, and a second kill, the news
+        // is news again.
         s.command_now(Command::RestartBroker { broker: 2 }).unwrap();
-        while s.sim().now_ms() < 9_000 {
-            s.step();
-        }
+        assert!(s.seek(60_000, |e| matches!(e.kind, TraceKind::BrokerRegistered { broker: 2, .. })));
         let from = s.timeline_index();
         s.command_now(Command::KillBroker { broker: 2 }).unwrap();
-        while s.sim().now_ms() < 9_100 {
-            s.step();
-        }
-        assert!(disconnects(&tagged(&s, from)).iter().any(|(_, n)| *n));
+        assert!(s.seek(10_000, |e| matches!(e.kind, TraceKind::Disconnected { peer: NodeId::Broker(2), .. })));
+        let again = disconnects(&tagged(&s, from));
+        assert!(again.iter().any(|(_, n)| *n), "{again:?}");
     }
 
     #[test]

@@ -653,7 +653,7 @@ use super::narrate_ko::{ga, neun};
 use super::session::{ReplayError, MAX_REPLAY_COMMANDS, MAX_REPLAY_STEPS};
 use super::setup::{Field, Setup, SetupError, MAX_BROKERS, MAX_CONSUMERS, MAX_PARTITIONS, MAX_TOPICS};
 use super::json::{Expected, JsonError, JsonErrorKind, MAX_DEPTH};
-use super::share::{LinkError, MAX_LINK_CHARS};
+use super::share::{LinkError, MAX_LINK_CHARS, VERSION as LINK_VERSION};
 use crate::sim::simulation::{CommandError, ConfigError, ConfigProblem, MAX_BROKERS as MAX_SIM_BROKERS, MAX_REQUEST_SIZE};
 use crate::sim::trace::PartitionReason;
 
@@ -840,8 +840,16 @@ pub fn link_error(lang: Lang, e: &LinkError) -> String {
         (Lang::Ko, LinkError::TooLarge(n)) => {
             format!("길이가 {n}자로, 이 페이지가 읽는 최대 {MAX_LINK_CHARS}자보다 깁니다")
         }
-        (Lang::En, LinkError::Version(v)) => format!("it is version {v} of the link format, and this page reads version 1"),
-        (Lang::Ko, LinkError::Version(v)) => format!("링크 형식 버전 {v}이며, 이 페이지는 버전 1만 읽습니다"),
+        (Lang::En, LinkError::Version(v)) if *v < LINK_VERSION => {
+            "it was made by an earlier KafkaScope, whose runs this page no longer replays step for step".to_string()
+        }
+        (Lang::Ko, LinkError::Version(v)) if *v < LINK_VERSION => {
+            "이전 버전의 KafkaScope에서 만든 링크라, 이 페이지는 그 실행을 단계 그대로 재현하지 못합니다".to_string()
+        }
+        (Lang::En, LinkError::Version(v)) => {
+            format!("it is version {v} of the link format, and this page reads version {LINK_VERSION}")
+        }
+        (Lang::Ko, LinkError::Version(v)) => format!("링크 형식 버전 {v}이며, 이 페이지는 버전 {LINK_VERSION}만 읽습니다"),
         (_, LinkError::Setup(e)) => {
             let text = setup_error(lang, e);
             text.trim_end_matches('.').to_string()

@@ -306,7 +306,7 @@ mod tests {
         let mut s = Session::default();
         let active = s.view().quorum.unwrap().active.unwrap();
         s.command_now(Command::KillController { controller: active }).unwrap();
-        assert!(matches!(situations(&s.view(), now(&s))[..], [Situation::NoActiveController { election_in_ms: Some(_) }]));
+        assert!(matches!(situations(&s.view(), now(&s))[..], [Situation::NoActiveController { election_in_ms: Some(_) }]), "{:?}", situations(&s.view(), now(&s)));
         let mut saw_election = false;
         for _ in 0..20_000 {
             s.step();

@@ -89,19 +89,19 @@ fn every_partition_is_led(sim: &Simulation) -> bool {
 /// The trace hash of `determinism_run(42)`. If a change alters it on purpose,
 /// update it here: the browser test then checks wasm agrees with native. It
 /// hashes each event's data as JSON, so rewording a trace line leaves it alone.
-pub const GOLDEN_TRACE_HASH: u64 = 0xdd2e6cef32ca8dc7;
+pub const GOLDEN_TRACE_HASH: u64 = 0xe113b4ef2fa3a4ac;
 
 /// The trace hash of `determinism_run_kraft(42)`: the boot (election,
 /// registrations, topic creation) and the same workload, on the metadata mode
 /// the page runs.
-pub const GOLDEN_KRAFT_TRACE_HASH: u64 = 0x8cec39786229fcc9;
+pub const GOLDEN_KRAFT_TRACE_HASH: u64 = 0x37d0bfecd23f6974;
 
 /// The events benchmark's workload (`sim::workload::EventsWorkload`, seed
 /// 1) run to this many events, short enough for a test: its golden hash is
 /// what makes "the same run event for event" checkable for the benchmark,
 /// which runs the same function, only longer.
 pub const BENCH_EVENTS: u64 = 60_000;
-pub const GOLDEN_BENCH_TRACE_HASH: u64 = 0xc4f72fead027479f;
+pub const GOLDEN_BENCH_TRACE_HASH: u64 = 0xf1139295b53b872a;
 
 // ---------------------------------------------------------------------------
 // Helpers of the data-plane tests (tests/dataplane_*.rs).

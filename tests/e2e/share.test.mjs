@@ -61,7 +61,7 @@ test('a share link reopens the same session at the same step', async () => {
 });
 
 test('a malformed link says so and opens the default cluster', async () => {
-  for (const fragment of ['#s=%%%not-base64', `#s=${Buffer.from('{"v":1}').toString('base64url')}`, `#s=${Buffer.from('{"v":9}').toString('base64url')}`]) {
+  for (const fragment of ['#s=%%%not-base64', `#s=${Buffer.from('{"v":2}').toString('base64url')}`, `#s=${Buffer.from('{"v":9}').toString('base64url')}`]) {
     const { page, problems } = await openApp(browser.context, browser.server.url, fragment);
     const alert = page.getByRole('alert');
     await alert.waitFor();
@@ -91,8 +91,17 @@ test('a malformed link says so and opens the default cluster', async () => {
     assert.deepEqual(problems, []);
     await page.close();
   }
+  // A link made before the generator changed says it is from an earlier
+  // KafkaScope, rather than replaying another run than the one shared.
+  {
+    const { page, problems } = await openApp(browser.context, browser.server.url, `#s=${Buffer.from('{"v":1}').toString('base64url')}`);
+    await page.getByRole('alert').waitFor();
+    assert.match(await page.getByRole('alert').textContent(), /could not be opened: it was made by an earlier KafkaScope, whose runs this page no longer replays step for step\./);
+    assert.deepEqual(problems, []);
+    await page.close();
+  }
   // A link whose setup is impossible names Kafka's error.
-  const bad = { v: 1, setup: { brokers: 2, topics: [{ name: 'orders', partitions: 1, 'replication.factor': 3 }], acks: 'all', 'min.insync.replicas': 1, 'unclean.leader.election.enable': false, seed: 1 }, actions: [], end_step: 0, position: 0 };
+  const bad = { v: 2, setup: { brokers: 2, topics: [{ name: 'orders', partitions: 1, 'replication.factor': 3 }], acks: 'all', 'min.insync.replicas': 1, 'unclean.leader.election.enable': false, seed: 1 }, actions: [], end_step: 0, position: 0 };
   const { page, problems } = await openApp(browser.context, browser.server.url, `#s=${Buffer.from(JSON.stringify(bad)).toString('base64url')}`);
   await page.getByRole('alert').waitFor();
   assert.match(await page.getByRole('alert').textContent(), /INVALID_REPLICATION_FACTOR/);
