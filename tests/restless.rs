@@ -29,7 +29,7 @@ use kafkascope::ui::session::{Session, MAX_REPLAY_COMMANDS, MAX_REPLAY_STEPS};
 use kafkascope::ui::setup::{Setup, SetupDraft, MAX_TOPICS};
 use kafkascope::ui::share::{self, ShareLink};
 use kafkascope::ui::layout::{self, Layout};
-use kafkascope::ui::{countdown, faults, narrate, narrate_ko, story, tokens, why};
+use kafkascope::ui::{countdown, faults, story, tokens, why};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Seeds a plain `cargo test` runs.
@@ -421,10 +421,7 @@ impl Page {
 }
 
 fn narrate_in(lang: Lang, e: &kafkascope::sim::trace::TraceEvent) -> String {
-    match lang {
-        Lang::En => narrate::narrate(e),
-        Lang::Ko => narrate_ko::narrate(e),
-    }
+    kafkascope::ui::narration::sentence(lang, e)
 }
 
 /// The requests drawn as token chips, which a click follows.

@@ -650,6 +650,7 @@ pub static KO: Texts = Texts {
 
 use super::follow::Release;
 use super::narrate_ko::{ga, neun};
+use super::narration::Narrator;
 use super::session::{ReplayError, MAX_REPLAY_COMMANDS, MAX_REPLAY_STEPS};
 use super::setup::{Field, Setup, SetupError, MAX_BROKERS, MAX_CONSUMERS, MAX_PARTITIONS, MAX_TOPICS};
 use super::json::{Expected, JsonError, JsonErrorKind, MAX_DEPTH};
@@ -970,11 +971,11 @@ pub fn partition_reason(lang: Lang, reason: &PartitionReason, partition: u32) ->
         }
         (Lang::En, PartitionReason::Sticky { reason }) => format!(
             "no key: the sticky partitioner stays on partition {partition} until about batch.size bytes went there ({})",
-            super::narrate::sticky_reason(reason)
+            super::narration::English.sticky_reason(reason)
         ),
         (Lang::Ko, PartitionReason::Sticky { reason }) => format!(
             "키 없음: 스티키 파티셔너는 약 batch.size 바이트가 찰 때까지 파티션 {partition}에 머뭅니다({})",
-            super::narrate_ko::sticky_reason(reason)
+            super::narration::Korean.sticky_reason(reason)
         ),
         (Lang::En, PartitionReason::RoundRobin { counter }) => {
             format!("RoundRobinPartitioner: record number {counter} goes to the next partition in turn, {partition}")

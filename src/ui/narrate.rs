@@ -16,7 +16,7 @@ use crate::sim::trace::{
 };
 
 /// A stage's name as the page writes it.
-pub fn stage_name(stage: Stage) -> String {
+pub(super) fn stage_name(stage: Stage) -> String {
     match stage {
         Stage::Client => "the client".into(),
         Stage::Wire => "the network".into(),
@@ -43,7 +43,7 @@ fn subject(api: &crate::sim::protocol::ApiKey, request: &crate::sim::ids::Reques
 }
 
 /// What a delayed operation waits for, in words.
-pub fn describe_wait(w: &WaitReason) -> String {
+pub(super) fn describe_wait(w: &WaitReason) -> String {
     match w {
         WaitReason::HighWatermark { partition, required_offset, high_watermark, laggards } => {
             let behind: Vec<String> = laggards.iter().map(|(b, leo)| format!("follower {b} at {leo}")).collect();
@@ -62,7 +62,7 @@ pub fn describe_wait(w: &WaitReason) -> String {
     }
 }
 
-pub fn narrate(event: &TraceEvent) -> String {
+pub(super) fn narrate(event: &TraceEvent) -> String {
     match &event.kind {
         TraceKind::BrokerStarted { broker } => format!(
             "Broker {broker} started its network threads, I/O threads, replica fetchers and periodic tasks."
@@ -431,7 +431,7 @@ fn deletion_reason(reason: &DeletionReason) -> &'static str {
     }
 }
 
-pub(crate) fn sticky_reason(reason: &StickyReason) -> String {
+pub(super) fn sticky_reason(reason: &StickyReason) -> String {
     match reason {
         StickyReason::First => "drawn for the topic's first record without a key".into(),
         StickyReason::Stayed { bytes_so_far } => format!("{bytes_so_far} bytes went there so far"),

@@ -25,7 +25,7 @@ use crate::ui::why::{passed_over_sentence, trigger_clause};
 use std::fmt::Display;
 
 /// 화면에 쓰는 단계 이름.
-pub fn stage_name(stage: Stage) -> String {
+pub(super) fn stage_name(stage: Stage) -> String {
     match stage {
         Stage::Client => "클라이언트".into(),
         Stage::Wire => "네트워크".into(),
@@ -54,7 +54,7 @@ fn subject(api: &ApiKey, request: &RequestId, direction: &Direction) -> String {
 }
 
 /// 지연 작업이 무엇을 기다리는지.
-pub fn describe_wait(w: &WaitReason) -> String {
+pub(super) fn describe_wait(w: &WaitReason) -> String {
     match w {
         WaitReason::HighWatermark { partition, required_offset, high_watermark, laggards } => {
             let behind: Vec<String> =
@@ -74,7 +74,7 @@ pub fn describe_wait(w: &WaitReason) -> String {
     }
 }
 
-pub fn narrate(event: &TraceEvent) -> String {
+pub(super) fn narrate(event: &TraceEvent) -> String {
     match &event.kind {
         TraceKind::BrokerStarted { broker } => format!(
             "{} 네트워크 스레드, I/O 스레드, 레플리카 페처와 주기 작업을 시작했습니다.",
@@ -578,7 +578,7 @@ fn deletion_reason(reason: &DeletionReason) -> &'static str {
 }
 
 /// 스티키 파티셔너가 이 파티션을 고른 까닭.
-pub(crate) fn sticky_reason(reason: &StickyReason) -> String {
+pub(super) fn sticky_reason(reason: &StickyReason) -> String {
     match reason {
         StickyReason::First => "이 토픽의 첫 null 키 레코드라 파티션을 새로 뽑음".into(),
         StickyReason::Stayed { bytes_so_far } => format!("이 파티션에 지금까지 {bytes_so_far}바이트를 보냄"),
@@ -910,6 +910,7 @@ pub(crate) fn ro(word: impl Display) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ui::narration::{English, Narrator};
     use crate::ui::narrate::samples::{
         kind_index, stage_index, wait_index, ALL_STAGES, KIND_COUNT, STAGE_COUNT, WAIT_COUNT,
     };
@@ -1453,7 +1454,7 @@ mod tests {
     fn english_and_korean_mention_the_same_numbers() {
         let samples = crate::ui::narrate::samples::events();
         for e in cases().into_iter().map(|(e, _)| e).chain(samples) {
-            let en = crate::ui::narrate::narrate(&e);
+            let en = English.event(&e);
             let ko = narrate(&e);
             assert_eq!(numbers(&en), numbers(&ko), "\nEN: {en}\nKO: {ko}");
         }
@@ -1464,7 +1465,7 @@ mod tests {
         for s in ALL_STAGES {
             let name = stage_name(s);
             assert!(has_hangul(&name), "{name:?}");
-            assert_eq!(numbers(&name), numbers(&crate::ui::narrate::stage_name(s)), "{name:?}");
+            assert_eq!(numbers(&name), numbers(&English.stage(s)), "{name:?}");
         }
         assert_eq!(stage_name(Stage::IoThread(3)), "I/O 스레드 3");
         assert_eq!(stage_name(Stage::NetworkThread(1)), "네트워크 스레드 1");
@@ -1476,7 +1477,7 @@ mod tests {
         let waits = [hw_wait(vec![(2, 38)]), hw_wait(vec![]), min_bytes_wait()];
         for w in &waits {
             let ko = describe_wait(w);
-            let en = crate::ui::narrate::describe_wait(w);
+            let en = English.wait(w);
             assert!(has_hangul(&ko), "{ko:?}");
             assert_eq!(numbers(&en), numbers(&ko), "\nEN: {en}\nKO: {ko}");
         }

@@ -18,6 +18,7 @@ use crate::sim::raft::message::QuorumRpc;
 use crate::sim::raft::output::{ElectionCause, RaftEvent, ResignReason, VoteRejectReason};
 use crate::sim::record::batch::{BatchError, ValidationError};
 use crate::sim::record::partitioner::StickyReason;
+use crate::ui::narration::{English, Korean, Narrator};
 use crate::sim::trace::{
     ElectionTrigger, LeaderElection, Standing, BatchReadyReason, Direction, MessageKind, PartitionReason, ReadBound, RejectReason, Stage, TraceEvent, TraceKind,
     WaitReason,
@@ -879,8 +880,8 @@ fn every_trace_event_reads_as_prose_in_english_korean_and_the_cli() {
     let ids = crate_identifiers();
     let mut failures = Vec::new();
     for event in events() {
-        let en = super::narrate(&event);
-        let ko = crate::ui::narrate_ko::narrate(&event);
+        let en = English.event(&event);
+        let ko = Korean.event(&event);
         let cli = event.to_string();
         for (lang, text) in [("English", &en), ("Korean", &ko), ("CLI", &cli)] {
             let bad = rust_syntax(text, &ids);
@@ -910,8 +911,8 @@ fn every_partition_reason_and_wait_reads_as_prose_in_both_languages() {
         texts.push(ko);
     }
     for wait in waits() {
-        texts.push(super::describe_wait(&wait));
-        texts.push(crate::ui::narrate_ko::describe_wait(&wait));
+        texts.push(English.wait(&wait));
+        texts.push(Korean.wait(&wait));
     }
     for text in texts {
         assert!(rust_syntax(&text, &ids).is_empty(), "{text:?}: {:?}", rust_syntax(&text, &ids));
