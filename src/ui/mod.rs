@@ -1,7 +1,11 @@
-//! The Yew front end. It reads the simulation's view model and trace only.
+//! The front end. It reads the simulation's view model and trace only. The
+//! Yew components, hooks and browser bindings are behind the `ui` feature;
+//! the rest (sessions, share links, narration, layout) needs no browser.
 
 pub mod alarms;
+#[cfg(feature = "ui")]
 pub mod browser;
+#[cfg(feature = "ui")]
 pub mod components;
 pub mod contexts;
 pub mod countdown;
@@ -9,6 +13,7 @@ pub mod faults;
 pub mod focus;
 pub mod follow;
 pub mod forms;
+#[cfg(feature = "ui")]
 pub mod hooks;
 pub mod i18n;
 pub mod json;
@@ -21,8 +26,10 @@ pub mod player;
 pub mod session;
 pub mod setup;
 pub mod share;
+#[cfg(feature = "ui")]
 pub mod state;
 pub mod story;
+#[cfg(feature = "ui")]
 pub mod svg;
 pub mod tokens;
 pub mod why;
@@ -45,7 +52,7 @@ impl<T> PartialEq for Shared<T> {
 }
 
 /// Mounts the app on the page, after making sure a panic is never silent.
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "ui"))]
 pub fn start() {
     install_panic_banner();
     browser::apply_saved_theme();
@@ -68,7 +75,7 @@ pub fn panic_report(info: &std::panic::PanicHookInfo) -> String {
 /// A panic shows a visible banner and is logged to the console, both with
 /// its message and location, so the page never freezes without telling the
 /// learner (and whoever reads the console) why.
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "ui"))]
 pub fn install_panic_banner() {
     std::panic::set_hook(Box::new(|info| {
         let report = panic_report(info);
@@ -82,7 +89,7 @@ pub fn install_panic_banner() {
 /// allocator has just failed): the texts are static and every DOM call
 /// takes a `&str` or a handle to a JavaScript object. A second failure while
 /// this runs (something here allocated after all) does nothing more.
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "ui"))]
 pub fn out_of_memory(_size: usize) {
     use std::sync::atomic::{AtomicBool, Ordering};
     static REPORTED: AtomicBool = AtomicBool::new(false);
@@ -105,7 +112,7 @@ pub fn out_of_memory(_size: usize) {
 }
 /// Puts a visible alert at the top of the page. It uses the DOM directly, not
 /// Yew, because after a panic the app's own rendering cannot be trusted.
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "ui"))]
 pub fn show_error_banner(message: &str) {
     let Some(document) = web_sys::window().and_then(|w| w.document()) else {
         return;
