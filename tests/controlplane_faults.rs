@@ -7,7 +7,7 @@ mod common;
 use common::{acked, produce_to, run_for};
 use kafkascope::sim::client::producer::RecordState;
 use kafkascope::sim::config::{BrokerConfig, ProducerConfig, TopicSpec};
-use kafkascope::sim::controller::{BROKER_HEARTBEAT_INTERVAL_MS, BROKER_SESSION_TIMEOUT_MS};
+use kafkascope::sim::control_plane::{BROKER_HEARTBEAT_INTERVAL_MS, BROKER_SESSION_TIMEOUT_MS};
 use kafkascope::sim::ids::{NodeId, TopicPartition};
 use kafkascope::sim::protocol::ErrorCode;
 use kafkascope::sim::raft::output::RaftEvent;
@@ -326,7 +326,7 @@ fn first_leadership_move(sim: &Simulation, broker: u32, after_ms: u64) -> Option
         .find(|e| {
             e.time_ms >= after_ms
                 && matches!(&e.kind, TraceKind::MetadataRecordApplied {
-                    record: kafkascope::sim::controller::MetadataRecord::PartitionChange { leader, .. }, ..
+                    record: kafkascope::sim::metadata::MetadataRecord::PartitionChange { leader, .. }, ..
                 } if *leader != Some(broker))
         })
         .map(|e| e.time_ms)
@@ -568,7 +568,7 @@ fn a_pending_isr_shrink_holds_the_high_watermark_until_the_controller_commits_it
             .find(|e| {
                 matches!(&e.kind, TraceKind::MetadataRecordApplied {
                     broker,
-                    record: kafkascope::sim::controller::MetadataRecord::PartitionChange { isr, .. },
+                    record: kafkascope::sim::metadata::MetadataRecord::PartitionChange { isr, .. },
                     ..
                 } if *broker == leader && !isr.contains(&follower))
             })

@@ -7,7 +7,8 @@ mod common;
 
 use common::{produce_to, run_for};
 use kafkascope::sim::config::{BrokerConfig, ProducerConfig, TopicConfig, TopicSpec};
-use kafkascope::sim::controller::{ControlRpc, MetadataRecord};
+use kafkascope::sim::control_plane::ControlRpc;
+use kafkascope::sim::metadata::MetadataRecord;
 use kafkascope::sim::ids::{NodeId, TopicPartition};
 use kafkascope::sim::protocol::ControlPlaneRpc;
 use kafkascope::sim::simulation::{ClientSpec, Command, NodeSet, Simulation};

@@ -9,7 +9,7 @@ mod common;
 
 use common::run_for;
 use kafkascope::sim::config::{BrokerConfig, TopicSpec};
-use kafkascope::sim::controller::BROKER_SESSION_TIMEOUT_MS;
+use kafkascope::sim::control_plane::BROKER_SESSION_TIMEOUT_MS;
 use kafkascope::sim::ids::TopicPartition;
 use kafkascope::sim::raft::output::RaftEvent;
 use kafkascope::sim::simulation::{Command, Simulation};

@@ -6,7 +6,7 @@ mod common;
 
 use common::{acked, consumer, fetch, produce, producer, run_for};
 use kafkascope::sim::config::{BrokerConfig, TopicSpec};
-use kafkascope::sim::controller::MetadataRecord;
+use kafkascope::sim::metadata::MetadataRecord;
 use kafkascope::sim::ids::TopicPartition;
 use kafkascope::sim::simulation::Simulation;
 use kafkascope::sim::trace::TraceKind;

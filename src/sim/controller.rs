@@ -1,6 +1,7 @@
 //! The KRaft controller quorum in the cluster: a dedicated controller node
 //! (`process.roles=controller`) around a [`RaftNode`] that replicates the
-//! `__cluster_metadata` log, and the metadata records that log holds.
+//! `__cluster_metadata` log. The records it writes are in `sim::metadata`,
+//! the messages it exchanges in `sim::control_plane`.
 //!
 //! The node never acts on the world itself: it turns the Raft node's outputs
 //! into the simulation's (`Send` over links, timers, trace events) and gives
@@ -13,95 +14,21 @@
 //! get their metadata statically at start (see `Simulation::new`).
 
 use super::config::TopicSpec;
+use super::control_plane::{ControlMessage, BROKER_SESSION_TIMEOUT_MS, METADATA_FETCH_MAX_WAIT_MS};
+use super::metadata::{MetadataImage, MetadataRecord, PartitionRecord};
 use super::ids::{NodeId, TopicName, TopicPartition};
 use super::node::{Ctx, Timer};
 use super::placement::{assign_replicas, UsableBroker};
 use super::protocol::{ErrorCode, Message};
 use super::raft::log::RaftRecord;
 use super::raft::config::RaftConfig;
-use super::raft::message::RaftMessage;
 use super::raft::node::RaftNode;
 use super::raft::output::{RaftOutput, RaftTimer};
 use super::raft::state::RaftDurable;
-use super::trace::{and_list, ElectionTrigger, LeaderElection, Standing, TraceKind};
+use super::trace::{ElectionTrigger, LeaderElection, Standing, TraceKind};
 use super::view::BrokerSessionView;
-use serde::{Deserialize, Serialize};
-use crate::sim::collections::{BTreeMap, BTreeSet};
+use crate::sim::collections::BTreeMap;
 
-/// The records of the metadata log, under Kafka's names
-/// (metadata/src/main/resources/common/metadata/*.json).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum MetadataRecord {
-    /// A broker registered with the active controller (it starts fenced).
-    /// `incarnation`: the broker process's incarnation id, new with every
-    /// start (Kafka's is a random UUID; the simulation counts starts).
-    RegisterBroker { broker: u32, epoch: i64, incarnation: u32 },
-    /// A topic was created.
-    Topic { name: String, partitions: u32 },
-    /// A partition was created with this assignment.
-    Partition(PartitionRecord),
-    /// A partition's ISR or leader changed.
-    PartitionChange {
-        partition: TopicPartition,
-        isr: Vec<u32>,
-        leader: Option<u32>,
-        leader_epoch: i32,
-        partition_epoch: i32,
-    },
-    /// A broker was fenced or unfenced.
-    BrokerRegistrationChange { broker: u32, fenced: bool },
-    /// Kafka's BrokerRegistrationChangeRecord with InControlledShutdown set:
-    /// a broker began a controlled shutdown, so it may lead nothing and join
-    /// no ISR until it is fenced.
-    BrokerInControlledShutdown { broker: u32 },
-}
-
-/// One line a reader can follow: the record's Kafka name and what it says.
-impl std::fmt::Display for MetadataRecord {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let leader = |l: &Option<u32>| l.map_or("none (offline)".to_string(), |b| b.to_string());
-        match self {
-            MetadataRecord::RegisterBroker { broker, epoch, incarnation } => {
-                write!(f, "RegisterBrokerRecord broker {broker}, incarnation {incarnation}, broker epoch {epoch}")
-            }
-            MetadataRecord::Topic { name, partitions } => write!(f, "TopicRecord {name} ({partitions} partitions)"),
-            MetadataRecord::Partition(p) => write!(
-                f,
-                "PartitionRecord {}: replicas {}, leader {}, ISR {}",
-                p.partition,
-                and_list(&p.replicas),
-                leader(&p.leader),
-                and_list(&p.isr)
-            ),
-            MetadataRecord::PartitionChange { partition, isr, leader: l, leader_epoch, partition_epoch } => write!(
-                f,
-                "PartitionChangeRecord {partition}: leader {} (leader epoch {leader_epoch}), ISR {}, partition epoch {partition_epoch}",
-                leader(l),
-                and_list(isr)
-            ),
-            MetadataRecord::BrokerRegistrationChange { broker, fenced } => {
-                write!(f, "BrokerRegistrationChangeRecord broker {broker} {}", if *fenced { "fenced" } else { "unfenced" })
-            }
-            MetadataRecord::BrokerInControlledShutdown { broker } => {
-                write!(f, "BrokerRegistrationChangeRecord broker {broker} in controlled shutdown")
-            }
-        }
-    }
-}
-
-/// PartitionRecord.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PartitionRecord {
-    pub partition: TopicPartition,
-    pub replicas: Vec<u32>,
-    pub isr: Vec<u32>,
-    pub leader: Option<u32>,
-    pub leader_epoch: i32,
-    pub partition_epoch: i32,
-}
-
-/// What one controller node's Raft sends and receives.
-pub type ControllerMessage = RaftMessage<MetadataRecord>;
 
 /// The controller's timers: its Raft node's, and the active controller's
 /// own tasks.
@@ -117,12 +44,6 @@ pub enum ControllerTimer {
     SessionCheck { due_ms: u64 },
 }
 
-/// `broker.heartbeat.interval.ms`.
-pub const BROKER_HEARTBEAT_INTERVAL_MS: u64 = 2_000;
-/// `broker.session.timeout.ms`.
-pub const BROKER_SESSION_TIMEOUT_MS: u64 = 9_000;
-/// How long the active controller holds a metadata fetch with nothing new.
-pub const METADATA_FETCH_MAX_WAIT_MS: u64 = 500;
 
 /// What the cluster asks of the control plane: how many brokers to wait
 /// for, and the topics to create once they are registered (standing in for
@@ -131,57 +52,6 @@ pub const METADATA_FETCH_MAX_WAIT_MS: u64 = 500;
 pub struct ControllerSetup {
     pub brokers: u32,
     pub topics: Vec<TopicSpec>,
-}
-
-/// The metadata image: the state the records describe.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct MetadataImage {
-    pub brokers: BTreeMap<u32, RegisteredBroker>,
-    pub topics: BTreeSet<String>,
-    pub partitions: BTreeMap<TopicPartition, PartitionRecord>,
-}
-
-/// A broker's registration as the metadata log holds it (Kafka's
-/// BrokerRegistration).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct RegisteredBroker {
-    pub epoch: i64,
-    pub fenced: bool,
-    pub incarnation: u32,
-}
-
-impl MetadataImage {
-    pub fn apply(&mut self, record: &MetadataRecord) {
-        match record {
-            MetadataRecord::RegisterBroker { broker, epoch, incarnation } => {
-                self.brokers.insert(*broker, RegisteredBroker { epoch: *epoch, fenced: true, incarnation: *incarnation });
-            }
-            MetadataRecord::Topic { name, .. } => {
-                self.topics.insert(name.clone());
-            }
-            MetadataRecord::Partition(p) => {
-                self.partitions.insert(p.partition.clone(), p.clone());
-            }
-            MetadataRecord::PartitionChange { partition, isr, leader, leader_epoch, partition_epoch } => {
-                if let Some(p) = self.partitions.get_mut(partition) {
-                    p.isr = isr.clone();
-                    p.leader = *leader;
-                    p.leader_epoch = *leader_epoch;
-                    p.partition_epoch = *partition_epoch;
-                }
-            }
-            MetadataRecord::BrokerRegistrationChange { broker, fenced } => {
-                if let Some(b) = self.brokers.get_mut(broker) {
-                    b.fenced = *fenced;
-                }
-            }
-            MetadataRecord::BrokerInControlledShutdown { .. } => {}
-        }
-    }
-
-    pub fn is_unfenced(&self, broker: u32) -> bool {
-        self.brokers.get(&broker).is_some_and(|b| !b.fenced)
-    }
 }
 
 /// The outcome of one partition leader election.
@@ -964,148 +834,5 @@ impl Controller {
                 RaftOutput::Event(event) => ctx.trace(|| TraceKind::Raft { controller: self.id, event }),
             }
         }
-    }
-}
-
-/// A broker's RPCs with the controller quorum. Every one names the broker
-/// and carries the broker's correlation id, which its answer echoes.
-/// "Not the active controller" is answered with `NOT_CONTROLLER` and a hint.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum ControlMessage {
-    /// `incarnation`: which start of the broker process this is.
-    BrokerRegistrationRequest { broker: u32, correlation_id: i32, incarnation: u32 },
-    BrokerRegistrationResponse {
-        broker: u32,
-        correlation_id: i32,
-        error: ErrorCode,
-        broker_epoch: i64,
-        leader_hint: Option<u32>,
-    },
-    /// `want_shut_down`: the broker is in a controlled shutdown.
-    BrokerHeartbeatRequest { broker: u32, correlation_id: i32, broker_epoch: i64, metadata_offset: i64, want_shut_down: bool },
-    /// `should_shut_down`: the controlled shutdown is done; the broker may stop.
-    BrokerHeartbeatResponse {
-        broker: u32,
-        correlation_id: i32,
-        error: ErrorCode,
-        fenced: bool,
-        leader_hint: Option<u32>,
-        should_shut_down: bool,
-    },
-    /// A broker fetches the `__cluster_metadata` log from `offset`, like a
-    /// Raft observer; it only ever gets committed records.
-    MetadataFetchRequest { broker: u32, correlation_id: i32, offset: i64 },
-    MetadataFetchResponse {
-        broker: u32,
-        correlation_id: i32,
-        error: ErrorCode,
-        leader_hint: Option<u32>,
-        /// Committed records from the fetch offset, with their offsets.
-        records: Vec<(i64, MetadataRecord)>,
-        /// Where the next fetch starts.
-        next_offset: i64,
-    },
-    /// A partition leader asks to change the ISR (KIP-497).
-    AlterPartitionRequest {
-        broker: u32,
-        correlation_id: i32,
-        partition: TopicPartition,
-        leader_epoch: i32,
-        partition_epoch: i32,
-        isr: Vec<u32>,
-    },
-    AlterPartitionResponse { broker: u32, correlation_id: i32, partition: TopicPartition, error: ErrorCode, leader_hint: Option<u32> },
-}
-
-impl ControlMessage {
-    pub fn broker(&self) -> u32 {
-        match self {
-            ControlMessage::BrokerRegistrationRequest { broker, .. }
-            | ControlMessage::BrokerRegistrationResponse { broker, .. }
-            | ControlMessage::BrokerHeartbeatRequest { broker, .. }
-            | ControlMessage::BrokerHeartbeatResponse { broker, .. }
-            | ControlMessage::MetadataFetchRequest { broker, .. }
-            | ControlMessage::MetadataFetchResponse { broker, .. }
-            | ControlMessage::AlterPartitionRequest { broker, .. }
-            | ControlMessage::AlterPartitionResponse { broker, .. } => *broker,
-        }
-    }
-
-    pub fn correlation_id(&self) -> i32 {
-        match self {
-            ControlMessage::BrokerRegistrationRequest { correlation_id, .. }
-            | ControlMessage::BrokerRegistrationResponse { correlation_id, .. }
-            | ControlMessage::BrokerHeartbeatRequest { correlation_id, .. }
-            | ControlMessage::BrokerHeartbeatResponse { correlation_id, .. }
-            | ControlMessage::MetadataFetchRequest { correlation_id, .. }
-            | ControlMessage::MetadataFetchResponse { correlation_id, .. }
-            | ControlMessage::AlterPartitionRequest { correlation_id, .. }
-            | ControlMessage::AlterPartitionResponse { correlation_id, .. } => *correlation_id,
-        }
-    }
-
-    /// An answer from the controller rather than a broker's request.
-    pub fn is_response(&self) -> bool {
-        self.rpc().is_response()
-    }
-
-    /// Which RPC this is, for the trace.
-    pub fn rpc(&self) -> ControlRpc {
-        match self {
-            ControlMessage::BrokerRegistrationRequest { .. } => ControlRpc::BrokerRegistration,
-            ControlMessage::BrokerRegistrationResponse { .. } => ControlRpc::BrokerRegistrationResponse,
-            ControlMessage::BrokerHeartbeatRequest { .. } => ControlRpc::BrokerHeartbeat,
-            ControlMessage::BrokerHeartbeatResponse { .. } => ControlRpc::BrokerHeartbeatResponse,
-            ControlMessage::MetadataFetchRequest { .. } => ControlRpc::MetadataFetch,
-            ControlMessage::MetadataFetchResponse { .. } => ControlRpc::MetadataFetchResponse,
-            ControlMessage::AlterPartitionRequest { .. } => ControlRpc::AlterPartition,
-            ControlMessage::AlterPartitionResponse { .. } => ControlRpc::AlterPartitionResponse,
-        }
-    }
-
-    pub fn api_name(&self) -> &'static str {
-        self.rpc().name()
-    }
-}
-
-/// A broker's control-plane RPCs with the active controller by kind,
-/// without their fields: what the trace records when one is sent or lost.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum ControlRpc {
-    BrokerRegistration,
-    BrokerRegistrationResponse,
-    BrokerHeartbeat,
-    BrokerHeartbeatResponse,
-    /// The broker's Fetch of `__cluster_metadata`.
-    MetadataFetch,
-    MetadataFetchResponse,
-    AlterPartition,
-    AlterPartitionResponse,
-}
-
-impl ControlRpc {
-    /// Kafka's name for it.
-    pub fn name(self) -> &'static str {
-        match self {
-            ControlRpc::BrokerRegistration => "BrokerRegistration",
-            ControlRpc::BrokerRegistrationResponse => "BrokerRegistrationResponse",
-            ControlRpc::BrokerHeartbeat => "BrokerHeartbeat",
-            ControlRpc::BrokerHeartbeatResponse => "BrokerHeartbeatResponse",
-            ControlRpc::MetadataFetch => "Fetch(__cluster_metadata)",
-            ControlRpc::MetadataFetchResponse => "FetchResponse(__cluster_metadata)",
-            ControlRpc::AlterPartition => "AlterPartition",
-            ControlRpc::AlterPartitionResponse => "AlterPartitionResponse",
-        }
-    }
-
-    /// An answer from the controller rather than a broker's request.
-    pub fn is_response(self) -> bool {
-        matches!(
-            self,
-            ControlRpc::BrokerRegistrationResponse
-                | ControlRpc::BrokerHeartbeatResponse
-                | ControlRpc::MetadataFetchResponse
-                | ControlRpc::AlterPartitionResponse
-        )
     }
 }

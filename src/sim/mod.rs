@@ -7,6 +7,8 @@ pub mod client;
 pub mod collections;
 pub mod config;
 pub mod controller;
+pub mod control_plane;
+pub mod metadata;
 pub mod event_queue;
 pub mod ids;
 pub mod invariants;

@@ -141,7 +141,7 @@ impl fmt::Display for ErrorCode {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum ControlPlaneRpc {
     Quorum(super::raft::message::QuorumRpc),
-    BrokerControl(super::controller::ControlRpc),
+    BrokerControl(super::control_plane::ControlRpc),
 }
 
 impl ControlPlaneRpc {
@@ -310,10 +310,10 @@ pub enum Message {
     Response(Response),
     /// A KRaft quorum RPC between controllers (Vote, BeginQuorumEpoch,
     /// EndQuorumEpoch, Fetch of `__cluster_metadata`), from controller `from`.
-    Raft { from: u32, msg: super::controller::ControllerMessage },
+    Raft { from: u32, msg: super::control_plane::ControllerMessage },
     /// A broker's control-plane RPC with the controllers (BrokerRegistration,
     /// BrokerHeartbeat, the metadata log Fetch) or its answer.
-    Control(super::controller::ControlMessage),
+    Control(super::control_plane::ControlMessage),
 }
 
 impl Message {

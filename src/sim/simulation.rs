@@ -1295,7 +1295,7 @@ impl Simulation {
     /// The committed metadata image the cluster acts on, as an observer who
     /// sees every voter knows it. None without controllers, or when every
     /// controller is down.
-    pub fn committed_image(&self) -> Option<super::controller::MetadataImage> {
+    pub fn committed_image(&self) -> Option<super::metadata::MetadataImage> {
         if self.config.controllers == 0 {
             return None;
         }

@@ -11,7 +11,7 @@ use super::protocol::{ApiKey, ControlPlaneRpc, ErrorCode};
 use super::raft::output::{ElectionCause, RaftEvent, ResignReason, VoteRejectReason};
 use super::record::batch::ValidationError;
 use super::record::partitioner::StickyReason;
-use super::controller::MetadataRecord;
+use super::metadata::MetadataRecord;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 

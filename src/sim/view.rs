@@ -436,7 +436,7 @@ pub(crate) fn consumer_view(c: &Consumer) -> ConsumerView {
 pub(crate) fn partition_views(
     topics: &BTreeMap<String, TopicSpec>,
     brokers: &[BrokerView],
-    image: Option<&super::controller::MetadataImage>,
+    image: Option<&super::metadata::MetadataImage>,
     elections: &BTreeMap<TopicPartition, Vec<LeaderElection>>,
 ) -> Vec<PartitionView> {
     let mut out = Vec::new();

@@ -8,7 +8,7 @@
 
 use super::faults;
 use super::i18n::Lang;
-use crate::sim::controller::{BROKER_HEARTBEAT_INTERVAL_MS, BROKER_SESSION_TIMEOUT_MS};
+use crate::sim::control_plane::{BROKER_HEARTBEAT_INTERVAL_MS, BROKER_SESSION_TIMEOUT_MS};
 use crate::sim::ids::NodeId;
 use crate::sim::raft::state::RaftDeadlineKind;
 use crate::sim::view::{BatchDeadlineKind, BrokerStatus, ClusterView};

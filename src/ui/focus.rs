@@ -12,7 +12,7 @@
 //! This is plain Rust over the trace, so native tests cover it.
 
 use crate::sim::collections::BTreeSet;
-use crate::sim::controller::MetadataRecord;
+use crate::sim::metadata::MetadataRecord;
 use crate::sim::ids::{NodeId, RequestId};
 use crate::sim::protocol::{ApiKey, ControlPlaneRpc};
 use crate::sim::raft::output::RaftEvent;
@@ -494,7 +494,7 @@ fn record_plane(record: &MetadataRecord) -> Interest {
 /// A quorum or control-plane RPC, by its type: a new RPC fails to compile
 /// here until it is given its place.
 fn rpc_tag(rpc: &ControlPlaneRpc) -> Tag {
-    use crate::sim::controller::ControlRpc as C;
+    use crate::sim::control_plane::ControlRpc as C;
     use crate::sim::raft::message::QuorumRpc as Q;
     use BackgroundKind as B;
     match rpc {

@@ -7,7 +7,9 @@
 //! 오류 이름, Produce·Fetch·Metadata 같은 API 이름, 파일 이름)는 라틴 문자 그대로
 //! 둡니다. 학습자가 문서와 로그에서 그대로 찾아볼 수 있어야 하기 때문입니다.
 
-use crate::sim::controller::{ControlRpc, MetadataRecord};
+use crate::sim::control_plane::ControlRpc;
+
+use crate::sim::metadata::MetadataRecord;
 use crate::sim::ids::{NodeId, RequestId};
 use crate::sim::log::log::DeletionReason;
 use crate::sim::log::segment::RollReason;
@@ -982,7 +984,7 @@ mod tests {
                 ev(TraceKind::MetadataRecordAppended {
                     controller: 1,
                     offset: 23,
-                    record: crate::sim::controller::MetadataRecord::RegisterBroker { broker: 4, epoch: 23, incarnation: 1 },
+                    record: crate::sim::metadata::MetadataRecord::RegisterBroker { broker: 4, epoch: 23, incarnation: 1 },
                 }),
                 vec![1, 23],
             ),
@@ -993,7 +995,7 @@ mod tests {
                 ev(TraceKind::MetadataRecordApplied {
                     broker: 2,
                     offset: 31,
-                    record: crate::sim::controller::MetadataRecord::BrokerRegistrationChange { broker: 5, fenced: false },
+                    record: crate::sim::metadata::MetadataRecord::BrokerRegistrationChange { broker: 5, fenced: false },
                 }),
                 vec![2, 31],
             ),

@@ -4,7 +4,7 @@
 //! leader's record of its followers), with the rule Kafka applies.
 
 use super::i18n::Lang;
-use crate::sim::controller::BROKER_SESSION_TIMEOUT_MS;
+use crate::sim::control_plane::BROKER_SESSION_TIMEOUT_MS;
 use crate::sim::trace::{and_list, ElectionTrigger, LeaderElection, Standing};
 use crate::sim::view::{BrokerStatus, ClusterView};
 use crate::ui::narrate_ko::{ga, neun};

@@ -6,9 +6,8 @@
 //! answer from. Partition leaders send AlterPartition for ISR changes.
 
 use super::super::config::TopicConfig;
-use super::super::controller::{
-    ControlMessage, MetadataRecord, PartitionRecord, BROKER_HEARTBEAT_INTERVAL_MS, BROKER_SESSION_TIMEOUT_MS,
-};
+use super::super::control_plane::{ControlMessage, BROKER_HEARTBEAT_INTERVAL_MS, BROKER_SESSION_TIMEOUT_MS};
+use super::super::metadata::{MetadataRecord, PartitionRecord};
 use super::super::ids::{NodeId, TopicPartition};
 use super::super::log::log::Log;
 use super::super::node::{Ctx, Timer};

@@ -9,7 +9,8 @@
 //! few that are Kafka's names too.
 
 use crate::sim::collections::BTreeSet;
-use crate::sim::controller::{ControlRpc, MetadataRecord, PartitionRecord};
+use crate::sim::control_plane::ControlRpc;
+use crate::sim::metadata::{MetadataRecord, PartitionRecord};
 use crate::sim::ids::{NodeId, RequestId, TopicPartition};
 use crate::sim::log::log::DeletionReason;
 use crate::sim::log::segment::RollReason;
