@@ -56,6 +56,18 @@ pub fn map_size(layout: Layout) -> (f64, f64) {
     }
 }
 
+/// Where a controller's countdown words go, beside its circle of radius
+/// `r` at (`cx`, `cy`): the point and the SVG `text-anchor`. On the wide
+/// map they sit on the side with more room, so the rightmost voter's words
+/// run left instead of past the picture's edge; on the phone, below.
+pub fn ring_label(layout: Layout, cx: f64, cy: f64, r: f64) -> (f64, f64, &'static str) {
+    match layout {
+        Layout::Wide if cx > map_size(layout).0 / 2.0 => (cx - r - 8.0, cy + 4.0, "end"),
+        Layout::Wide => (cx + r + 8.0, cy + 4.0, "start"),
+        Layout::Narrow => (cx, cy + r + 22.0, "middle"),
+    }
+}
+
 /// How a node is drawn on the map.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct NodePlace {
@@ -303,6 +315,34 @@ pub fn token_rect(area: &Rect, index: usize) -> Option<Rect> {
 mod tests {
     use super::*;
     use crate::ui::session::Session;
+
+    /// The words of a voter's election countdown ("election timeout in
+    /// 1.9 s", about 150 units wide) stay inside the wide map for every
+    /// voter; the rightmost voter's ran past the edge before.
+    #[test]
+    fn every_voters_countdown_words_stay_inside_the_map() {
+        const WORDS_W: f64 = 150.0;
+        let (width, _) = map_size(Layout::Wide);
+        let s = Session::default();
+        let view = s.view();
+        let voters: Vec<(u32, NodePlace)> = view
+            .quorum
+            .iter()
+            .flat_map(|q| q.controllers.iter())
+            .filter_map(|c| Some((c.id, node_place(&view, NodeId::Controller(c.id), Layout::Wide)?)))
+            .collect();
+        assert_eq!(voters.len(), 3);
+        for (id, p) in voters {
+            let (cx, cy) = p.rect.center();
+            let (x, _, anchor) = ring_label(Layout::Wide, cx, cy, p.rect.w / 2.0);
+            let (left, right) = match anchor {
+                "end" => (x - WORDS_W, x),
+                _ => (x, x + WORDS_W),
+            };
+            assert!(left >= 0.0 && right <= width, "controller {id}: {left}..{right} in 0..{width}");
+            assert!(right <= p.rect.x || left >= p.rect.x + p.rect.w, "controller {id}: the words miss the circle");
+        }
+    }
 
     #[test]
     fn the_stages_never_overlap_and_stay_inside_the_picture() {

@@ -224,10 +224,7 @@ fn controller_body(lang: Lang, view: &ClusterView, id: u32, role: &str, p: &Node
         let ring = r + 3.0;
         let circumference = 2.0 * std::f64::consts::PI * ring;
         let label = c.running_down.then(|| countdown::label(lang, &c));
-        let (lx, ly, anchor) = match layout {
-            Layout::Wide => (cx + r + 8.0, cy + 4.0, "start"),
-            Layout::Narrow => (cx, cy + r + 22.0, "middle"),
-        };
+        let (lx, ly, anchor) = layout::ring_label(layout, cx, cy, r);
         html! {
             <g class={if c.running_down { "countdown raft running-down" } else { "countdown raft" }}>
                 <title>{ countdown::explained(lang, c.kind) }</title>
