@@ -29,7 +29,6 @@ use super::trace::{ElectionTrigger, LeaderElection, Standing, TraceKind};
 use super::view::BrokerSessionView;
 use crate::sim::collections::BTreeMap;
 
-
 /// The controller's timers: its Raft node's, and the active controller's
 /// own tasks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,7 +42,6 @@ pub enum ControllerTimer {
     /// one the controller waits for is stale and does nothing.
     SessionCheck { due_ms: u64 },
 }
-
 
 /// What the cluster asks of the control plane: how many brokers to wait
 /// for, and the topics to create once they are registered (standing in for

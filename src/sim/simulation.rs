@@ -943,8 +943,11 @@ impl Simulation {
         self.last_node = Some(node_id);
         self.apply(node_id, &mut out);
         self.out = out;
-        if let Some(hw) = self.controller_high_watermark(node_id) {
-            self.metadata_committed = self.metadata_committed.max(hw);
+        // Only a controller's step can move a metadata high watermark.
+        if let NodeId::Controller(id) = node_id {
+            if let Some(hw) = self.controller(id).and_then(|c| c.raft()?.high_watermark()) {
+                self.metadata_committed = self.metadata_committed.max(hw);
+            }
         }
     }
 
@@ -1312,13 +1315,6 @@ impl Simulation {
             .filter(|c| c.is_alive())
             .max_by_key(|c| (c.raft().map_or(0, |r| r.log_end_offset()), std::cmp::Reverse(c.id())))?;
         Some(source.image_below(self.metadata_committed))
-    }
-
-    fn controller_high_watermark(&self, node: NodeId) -> Option<i64> {
-        match self.nodes.get(&node) {
-            Some(Node::Controller(c)) => c.raft()?.high_watermark(),
-            _ => None,
-        }
     }
 }
 
