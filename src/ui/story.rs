@@ -29,8 +29,11 @@ pub enum Situation {
     /// No controller leads the quorum; the voters' soonest timeout, if one
     /// is running.
     NoActiveController { election_in_ms: Option<u64> },
-    /// Voters are asking for votes.
-    Election { candidates: Vec<u32>, epoch: i32 },
+    /// Voters are asking for votes. `pre_vote`: none is a candidate yet;
+    /// they are prospective (KIP-996) and ask whether the others would vote
+    /// for them without bumping the epoch, so a voter that was only cut off
+    /// cannot unseat a healthy leader on its return.
+    Election { candidates: Vec<u32>, epoch: i32, pre_vote: bool },
     /// The network is cut.
     NetworkCut { cuts: usize },
     /// One of the learner's own requests waits in a broker's purgatory.
@@ -41,14 +44,24 @@ pub enum Situation {
 pub fn situations(view: &ClusterView, now_ms: f64) -> Vec<Situation> {
     let mut out = Vec::new();
     if let Some(q) = &view.quorum {
-        let candidates: Vec<u32> = q
-            .controllers
-            .iter()
-            .filter(|c| matches!(c.raft.as_ref().map(|r| &r.role), Some(RaftRole::Candidate { .. } | RaftRole::Prospective { .. })))
-            .map(|c| c.id)
-            .collect();
+        // Once one voter is a real candidate, the story names only the real
+        // candidates; before that, the prospective ones asking for pre-votes.
+        let with_role = |real: bool| -> Vec<u32> {
+            q.controllers
+                .iter()
+                .filter(|c| match c.raft.as_ref().map(|r| &r.role) {
+                    Some(RaftRole::Candidate { .. }) => real,
+                    Some(RaftRole::Prospective { .. }) => !real,
+                    _ => false,
+                })
+                .map(|c| c.id)
+                .collect()
+        };
+        let real = with_role(true);
+        let pre_vote = real.is_empty();
+        let candidates = if pre_vote { with_role(false) } else { real };
         if !candidates.is_empty() {
-            out.push(Situation::Election { candidates, epoch: q.epoch });
+            out.push(Situation::Election { candidates, epoch: q.epoch, pre_vote });
         } else if q.active.is_none() {
             let election_in_ms = q
                 .controllers
@@ -189,7 +202,24 @@ pub fn sentence(lang: Lang, s: &Situation) -> String {
             ),
             None => "액티브 컨트롤러가 없습니다: 살아 있는 투표자가 과반에 못 미쳐, 하나가 돌아올 때까지 메타데이터는 바뀔 수 없습니다.".into(),
         },
-        (Lang::En, Situation::Election { candidates, epoch }) => {
+        (Lang::En, Situation::Election { candidates, epoch, pre_vote: true }) => {
+            let ids: Vec<String> = candidates.iter().map(u32::to_string).collect();
+            format!(
+                "Pre-vote: {} {} {} the other voters whether they would vote for {} (epoch {epoch}); only with a majority of yeses does a voter bump the epoch and ask for real votes.",
+                if candidates.len() == 1 { "controller" } else { "controllers" },
+                prose_list(lang, &ids),
+                if candidates.len() == 1 { "asks" } else { "ask" },
+                if candidates.len() == 1 { "it" } else { "them" }
+            )
+        }
+        (Lang::Ko, Situation::Election { candidates, epoch, pre_vote: true }) => {
+            let ids: Vec<String> = candidates.iter().map(u32::to_string).collect();
+            format!(
+                "사전 투표: {} 다른 투표자들에게 자기에게 표를 줄지 묻습니다(에포크 {epoch}). 과반이 그렇다고 답해야 에포크를 올리고 진짜 표를 청합니다.",
+                ga(format!("컨트롤러 {}", prose_list(lang, &ids)))
+            )
+        }
+        (Lang::En, Situation::Election { candidates, epoch, pre_vote: false }) => {
             let ids: Vec<String> = candidates.iter().map(u32::to_string).collect();
             format!(
                 "Election: {} {} {} the other voters for their votes (epoch {epoch}); a majority makes a new active controller.",
@@ -198,7 +228,7 @@ pub fn sentence(lang: Lang, s: &Situation) -> String {
                 if candidates.len() == 1 { "asks" } else { "ask" }
             )
         }
-        (Lang::Ko, Situation::Election { candidates, epoch }) => {
+        (Lang::Ko, Situation::Election { candidates, epoch, pre_vote: false }) => {
             let ids: Vec<String> = candidates.iter().map(u32::to_string).collect();
             format!(
                 "선거: {} 다른 투표자들에게 표를 청합니다(에포크 {epoch}). 과반을 얻으면 새 액티브 컨트롤러가 됩니다.",
@@ -307,15 +337,26 @@ mod tests {
         let active = s.view().quorum.unwrap().active.unwrap();
         s.command_now(Command::KillController { controller: active }).unwrap();
         assert!(matches!(situations(&s.view(), now(&s))[..], [Situation::NoActiveController { election_in_ms: Some(_) }]), "{:?}", situations(&s.view(), now(&s)));
-        let mut saw_election = false;
-        for _ in 0..20_000 {
+        // KIP-996: the voters first ask for pre-votes, and only then for
+        // real votes in a new epoch.
+        let (mut first_pre_vote, mut first_real_vote) = (None, None);
+        for position in 0..20_000 {
             s.step();
-            saw_election |= situations(&s.view(), now(&s)).iter().any(|x| matches!(x, Situation::Election { .. }));
+            for x in situations(&s.view(), now(&s)) {
+                match x {
+                    Situation::Election { pre_vote: true, .. } => first_pre_vote = first_pre_vote.or(Some(position)),
+                    Situation::Election { pre_vote: false, .. } => first_real_vote = first_real_vote.or(Some(position)),
+                    _ => {}
+                }
+            }
             if s.view().quorum.unwrap().active.is_some() {
                 break;
             }
         }
-        assert!(saw_election, "the voters asked for votes on the way");
+        let (Some(pre), Some(real)) = (first_pre_vote, first_real_vote) else {
+            panic!("pre-vote at {first_pre_vote:?}, real vote at {first_real_vote:?}")
+        };
+        assert!(pre < real, "the pre-vote (position {pre}) comes before the real vote (position {real})");
         assert!(s.view().quorum.unwrap().active.is_some());
     }
 
@@ -329,7 +370,8 @@ mod tests {
             Situation::Offline { partitions: vec!["orders-1".into()] },
             Situation::NoActiveController { election_in_ms: Some(1_200) },
             Situation::NoActiveController { election_in_ms: None },
-            Situation::Election { candidates: vec![2], epoch: 4 },
+            Situation::Election { candidates: vec![2], epoch: 4, pre_vote: false },
+            Situation::Election { candidates: vec![0, 2], epoch: 4, pre_vote: true },
             Situation::NetworkCut { cuts: 1 },
             Situation::Waiting {
                 request: "client-0#3".into(),
