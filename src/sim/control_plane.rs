@@ -4,7 +4,7 @@
 
 use super::ids::TopicPartition;
 use super::metadata::MetadataRecord;
-use super::protocol::ErrorCode;
+use super::error_code::ErrorCode;
 use super::raft::message::RaftMessage;
 use serde::{Deserialize, Serialize};
 

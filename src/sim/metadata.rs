@@ -4,7 +4,7 @@
 //! the controller node that writes them.
 
 use super::ids::TopicPartition;
-use super::trace::and_list;
+use super::prose::and_list;
 use crate::sim::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 

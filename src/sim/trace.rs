@@ -12,6 +12,7 @@ use super::raft::output::{ElectionCause, RaftEvent, ResignReason, VoteRejectReas
 use super::record::batch::ValidationError;
 use super::record::partitioner::StickyReason;
 use super::metadata::MetadataRecord;
+use super::prose::{and_list, brokers};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -338,28 +339,6 @@ pub enum Standing {
 /// Nodes as a comma-separated list.
 fn node_list(nodes: &[NodeId]) -> String {
     nodes.iter().map(NodeId::to_string).collect::<Vec<_>>().join(", ")
-}
-
-/// Items as English prose: "1", "1 and 2", "0, 1 and 2", or "none".
-pub fn and_list<T: fmt::Display>(items: &[T]) -> String {
-    match items {
-        [] => "none".into(),
-        [one] => one.to_string(),
-        [rest @ .., last] => {
-            let rest: Vec<String> = rest.iter().map(ToString::to_string).collect();
-            format!("{} and {last}", rest.join(", "))
-        }
-    }
-}
-
-/// Broker ids as English prose: "broker 1", "brokers 0, 1 and 2", or
-/// "no broker".
-pub fn brokers(ids: &[u32]) -> String {
-    match ids {
-        [] => "no broker".into(),
-        [one] => format!("broker {one}"),
-        more => format!("brokers {}", and_list(more)),
-    }
 }
 
 impl TraceKind {

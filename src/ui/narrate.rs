@@ -10,8 +10,9 @@ use crate::sim::record::batch::ValidationError;
 use crate::sim::record::partitioner::StickyReason;
 use crate::ui::i18n::Lang;
 use crate::ui::why::{passed_over_sentence, trigger_clause};
+use crate::sim::prose::{and_list, brokers};
 use crate::sim::trace::{
-    and_list, brokers, BatchReadyReason, Direction, PartitionReason, ReadBound, RejectReason, Stage, TraceEvent, TraceKind,
+    BatchReadyReason, Direction, PartitionReason, ReadBound, RejectReason, Stage, TraceEvent, TraceKind,
     WaitReason,
 };
 

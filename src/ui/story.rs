@@ -202,38 +202,28 @@ pub fn sentence(lang: Lang, s: &Situation) -> String {
             ),
             None => "액티브 컨트롤러가 없습니다: 살아 있는 투표자가 과반에 못 미쳐, 하나가 돌아올 때까지 메타데이터는 바뀔 수 없습니다.".into(),
         },
-        (Lang::En, Situation::Election { candidates, epoch, pre_vote: true }) => {
+        (Lang::En, Situation::Election { candidates, epoch, pre_vote }) => {
             let ids: Vec<String> = candidates.iter().map(u32::to_string).collect();
-            format!(
-                "Pre-vote: {} {} {} the other voters whether they would vote for {} (epoch {epoch}); only with a majority of yeses does a voter bump the epoch and ask for real votes.",
-                if candidates.len() == 1 { "controller" } else { "controllers" },
-                prose_list(lang, &ids),
-                if candidates.len() == 1 { "asks" } else { "ask" },
-                if candidates.len() == 1 { "it" } else { "them" }
-            )
+            let one = candidates.len() == 1;
+            let who = format!("{} {}", if one { "controller" } else { "controllers" }, prose_list(lang, &ids));
+            let asks = if one { "asks" } else { "ask" };
+            if *pre_vote {
+                format!(
+                    "Pre-vote: {who} {asks} the other voters whether they would vote for {} (epoch {epoch}); only with a majority of yeses does a voter bump the epoch and ask for real votes.",
+                    if one { "it" } else { "them" }
+                )
+            } else {
+                format!("Election: {who} {asks} the other voters for their votes (epoch {epoch}); a majority makes a new active controller.")
+            }
         }
-        (Lang::Ko, Situation::Election { candidates, epoch, pre_vote: true }) => {
+        (Lang::Ko, Situation::Election { candidates, epoch, pre_vote }) => {
             let ids: Vec<String> = candidates.iter().map(u32::to_string).collect();
-            format!(
-                "사전 투표: {} 다른 투표자들에게 자기에게 표를 줄지 묻습니다(에포크 {epoch}). 과반이 그렇다고 답해야 에포크를 올리고 진짜 표를 청합니다.",
-                ga(format!("컨트롤러 {}", prose_list(lang, &ids)))
-            )
-        }
-        (Lang::En, Situation::Election { candidates, epoch, pre_vote: false }) => {
-            let ids: Vec<String> = candidates.iter().map(u32::to_string).collect();
-            format!(
-                "Election: {} {} {} the other voters for their votes (epoch {epoch}); a majority makes a new active controller.",
-                if candidates.len() == 1 { "controller" } else { "controllers" },
-                prose_list(lang, &ids),
-                if candidates.len() == 1 { "asks" } else { "ask" }
-            )
-        }
-        (Lang::Ko, Situation::Election { candidates, epoch, pre_vote: false }) => {
-            let ids: Vec<String> = candidates.iter().map(u32::to_string).collect();
-            format!(
-                "선거: {} 다른 투표자들에게 표를 청합니다(에포크 {epoch}). 과반을 얻으면 새 액티브 컨트롤러가 됩니다.",
-                ga(format!("컨트롤러 {}", prose_list(lang, &ids)))
-            )
+            let who = ga(format!("컨트롤러 {}", prose_list(lang, &ids)));
+            if *pre_vote {
+                format!("사전 투표: {who} 다른 투표자들에게 자기에게 표를 줄지 묻습니다(에포크 {epoch}). 과반이 그렇다고 답해야 에포크를 올리고 진짜 표를 청합니다.")
+            } else {
+                format!("선거: {who} 다른 투표자들에게 표를 청합니다(에포크 {epoch}). 과반을 얻으면 새 액티브 컨트롤러가 됩니다.")
+            }
         }
         (Lang::En, Situation::NetworkCut { cuts }) => format!(
             "The network is cut in {cuts} place{}: messages across a cut are lost, and each side notices only by its timeouts.",

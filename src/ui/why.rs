@@ -5,7 +5,8 @@
 
 use super::i18n::Lang;
 use crate::sim::control_plane::BROKER_SESSION_TIMEOUT_MS;
-use crate::sim::trace::{and_list, ElectionTrigger, LeaderElection, Standing};
+use crate::sim::prose::and_list;
+use crate::sim::trace::{ElectionTrigger, LeaderElection, Standing};
 use crate::sim::view::{BrokerStatus, ClusterView};
 use crate::ui::narrate_ko::{ga, neun};
 

@@ -417,11 +417,10 @@ impl Broker {
     pub(super) fn on_control_timer(&mut self, ctx: &mut Ctx, timer: BrokerTimer) {
         let Some(c) = self.control.as_mut() else { return };
         match timer {
-            BrokerTimer::ControllerCommunication { due_ms } => {
-                if c.communication_due_ms == Some(due_ms) {
-                    c.communication_due_ms = None;
-                    self.communicate(ctx);
-                }
+            // A stale timer (the schedule moved since it was set) does nothing.
+            BrokerTimer::ControllerCommunication { due_ms } if c.communication_due_ms == Some(due_ms) => {
+                c.communication_due_ms = None;
+                self.communicate(ctx);
             }
             BrokerTimer::ControllerRequestTimeout { correlation_id } => {
                 if let Some(i) = c.alter_in_flight.iter().position(|(_, id, _)| *id == correlation_id) {
