@@ -239,7 +239,7 @@ fn dump_log_shows_every_segment_like_kafka_dump_log() {
     // The indexes: index.interval.bytes 1 indexes every batch after the
     // first of its segment, by the batch's last offset.
     assert!(out.contains("Dumping 00000000000000000000.index\noffset: 1 position: 74\n"), "{out}");
-    assert!(out.contains("Dumping 00000000000000000000.timeindex\ntimestamp: 20 offset: 1\n"), "{out}");
+    assert!(out.contains("Dumping 00000000000000000000.timeindex\ntimestamp: 3020 offset: 1\n"), "{out}");
     assert!(out.contains("Dumping 00000000000000000006.index\n00000000000000000006.index is empty.\n"), "{out}");
     assert!(!out.contains("| offset:"), "records only with --print-data-log");
 }
@@ -249,15 +249,15 @@ fn dump_log_print_data_log_shows_each_record() {
     let out = ok(&["dump-log", &scenario("basic.json"), "--topic", "orders", "--partition", "0", "--print-data-log"]);
     let batch = out.lines().find(|l| l.starts_with("baseOffset: ")).unwrap();
     assert!(batch.starts_with("baseOffset: 0 lastOffset: 2 count: 3 baseSequence: 0 lastSequence: 2 producerId: "), "{batch}");
-    // The batch's CreateTime is its max timestamp: record 1 says 123.
-    assert_eq!(field(batch, "CreateTime"), "123");
+    // The batch's CreateTime is its max timestamp: record 1 says 5000.
+    assert_eq!(field(batch, "CreateTime"), "5000");
     let records: Vec<&str> = out.lines().filter(|l| l.starts_with("| ")).collect();
     assert_eq!(
         records,
         [
-            "| offset: 0 CreateTime: 0 keySize: 1 valueSize: 1 sequence: 0 headerKeys: [] key: k payload: v",
-            "| offset: 1 CreateTime: 123 keySize: 2 valueSize: 2 sequence: 1 headerKeys: [trace-id] key: k2 payload: v2",
-            "| offset: 2 CreateTime: 1 keySize: -1 valueSize: 6 sequence: 2 headerKeys: [] payload: no key",
+            "| offset: 0 CreateTime: 3000 keySize: 1 valueSize: 1 sequence: 0 headerKeys: [] key: k payload: v",
+            "| offset: 1 CreateTime: 5000 keySize: 2 valueSize: 2 sequence: 1 headerKeys: [trace-id] key: k2 payload: v2",
+            "| offset: 2 CreateTime: 3001 keySize: -1 valueSize: 6 sequence: 2 headerKeys: [] payload: no key",
         ]
     );
 }
@@ -404,6 +404,14 @@ fn an_action_on_an_unknown_topic_names_the_action() {
 }
 
 #[test]
-fn demo_still_works() {
-    assert!(ok(&["demo"]).contains("broker 0 started"));
+fn demo_boots_a_quorum_then_acknowledges_its_record() {
+    let out = ok(&["demo"]);
+    let lines: Vec<&str> = out.lines().collect();
+    let at = |needle: &str| lines.iter().position(|l| l.contains(needle)).unwrap_or_else(|| panic!("no {needle:?} in:\n{out}"));
+    assert!(lines[0].contains("broker 0 started"), "{}", lines[0]);
+    // The page's metadata mode: an active controller is elected before the
+    // record goes anywhere, and the demo stops once it is acknowledged.
+    let elected = at("is the active controller");
+    let completed = at("produce of 1 to orders-0 completed: NONE");
+    assert!(elected < completed, "{out}");
 }

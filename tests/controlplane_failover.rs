@@ -11,7 +11,7 @@ use kafkascope::sim::control_plane::{ControlRpc, BROKER_SESSION_TIMEOUT_MS};
 use kafkascope::sim::metadata::MetadataRecord;
 use kafkascope::sim::ids::{NodeId, TopicPartition};
 use kafkascope::sim::protocol::ControlPlaneRpc;
-use kafkascope::sim::simulation::{ClientSpec, Command, CommandError, Simulation};
+use kafkascope::sim::simulation::{ClientSpec, Command, CommandError, MetadataSource, Simulation};
 use kafkascope::sim::trace::TraceKind;
 use kafkascope::sim::view::BrokerSessionView;
 
@@ -23,7 +23,7 @@ fn cluster(seed: u64) -> Simulation {
         ..Default::default()
     });
     let mut config = common::cluster(3, BrokerConfig::default(), vec![TopicSpec::new("orders", 1, 3)], vec![producer]);
-    config.controllers = 3;
+    config.metadata = MetadataSource::quorum(3);
     Simulation::new(config, seed).expect("valid config")
 }
 
@@ -46,7 +46,7 @@ fn killing_a_broker_needs_a_control_plane_and_a_live_broker() {
     let mut config = common::cluster(1, BrokerConfig::default(), vec![TopicSpec::new("orders", 1, 1)], vec![]);
     let mut sim = Simulation::new(config.clone(), 1).unwrap();
     assert_eq!(sim.command(Command::KillBroker { broker: 0 }), Err(CommandError::NoControlPlane));
-    config.controllers = 1;
+    config.metadata = MetadataSource::quorum(1);
     let mut sim2 = Simulation::new(config, 1).unwrap();
     assert_eq!(sim2.command(Command::KillBroker { broker: 4 }), Err(CommandError::UnknownBroker(4)));
     assert_eq!(sim2.command(Command::RestartBroker { broker: 0 }), Err(CommandError::BrokerAlreadyRunning(0)));
@@ -161,7 +161,7 @@ fn a_restarted_old_leader_truncates_and_follows() {
     // truncate "x" away (to offset 1) and copy "b".
     let producer = ClientSpec::Producer(ProducerConfig { acks: 1, enable_idempotence: false, linger_ms: 0, ..Default::default() });
     let mut config = common::cluster(3, BrokerConfig::default(), vec![TopicSpec::new("orders", 1, 3)], vec![producer]);
-    config.controllers = 3;
+    config.metadata = MetadataSource::quorum(3);
     let mut sim = Simulation::new(config, 6).expect("valid config");
     sim.run_until(6_000);
     let old = partition_leader(&sim, 0).0.unwrap();
@@ -416,7 +416,7 @@ fn a_broker_session_is_shown_only_while_an_active_controller_holds_it() {
     assert!((0..3).all(|b| session(&sim, b).is_none()));
     // A cluster without controllers has no sessions at all.
     let mut config = common::cluster(1, BrokerConfig::default(), vec![TopicSpec::new("orders", 1, 1)], vec![]);
-    config.controllers = 0;
+    config.metadata = MetadataSource::Fixed;
     let mut sim = Simulation::new(config, 1).unwrap();
     sim.run_until(1_000);
     assert!(session(&sim, 0).is_none());

@@ -11,7 +11,7 @@ use kafkascope::sim::control_plane::{BROKER_HEARTBEAT_INTERVAL_MS, BROKER_SESSIO
 use kafkascope::sim::ids::{NodeId, TopicPartition};
 use kafkascope::sim::protocol::ErrorCode;
 use kafkascope::sim::raft::output::RaftEvent;
-use kafkascope::sim::simulation::{ClientSpec, Command, CommandError, NodeSet, Simulation};
+use kafkascope::sim::simulation::{ClientSpec, Command, CommandError, MetadataSource, NodeSet, Simulation};
 use kafkascope::sim::trace::TraceKind;
 use kafkascope::sim::view::{BatchDeadline, BatchDeadlineKind};
 
@@ -28,7 +28,7 @@ fn cluster(seed: u64, partitions: u32) -> Simulation {
     });
     let mut config =
         common::cluster(3, BrokerConfig::default(), vec![TopicSpec::new("orders", partitions, 3)], vec![producer]);
-    config.controllers = 3;
+    config.metadata = MetadataSource::quorum(3);
     let mut sim = Simulation::new(config, seed).expect("valid config");
     sim.run_until(6_000);
     sim
@@ -307,7 +307,7 @@ fn shutting_down_needs_a_running_broker_and_a_control_plane() {
     let client = NodeSet { clients: vec![0], ..Default::default() };
     assert_eq!(sim.command(cut(brokers(&[0]), client)), Err(CommandError::NoControlPlane));
     sim.run_until(1);
-    config.controllers = 1;
+    config.metadata = MetadataSource::quorum(1);
     let mut sim = Simulation::new(config, 1).unwrap();
     sim.run_until(6_000);
     assert_eq!(sim.command(Command::ShutdownBroker { broker: 3 }), Err(CommandError::UnknownBroker(3)));
@@ -477,7 +477,7 @@ fn a_consumer_fetch_from_a_killed_leader_fails_at_once_with_network_exception() 
     for seed in SEEDS {
         let consumer = ClientSpec::Consumer(ConsumerConfig::default());
         let mut config = common::cluster(3, BrokerConfig::default(), vec![TopicSpec::new("orders", 1, 3)], vec![consumer]);
-        config.controllers = 3;
+        config.metadata = MetadataSource::quorum(3);
         let mut sim = Simulation::new(config, seed).unwrap();
         sim.run_until(6_000);
         let old = replica(&sim, 0, 0).0.unwrap();
@@ -620,7 +620,7 @@ fn a_producer_batch_shows_its_linger_its_request_timeout_and_its_retry_backoff()
         ..Default::default()
     });
     let mut config = common::cluster(3, BrokerConfig::default(), vec![TopicSpec::new("orders", 1, 3)], vec![producer]);
-    config.controllers = 1;
+    config.metadata = MetadataSource::quorum(1);
     let mut sim = Simulation::new(config, 11).expect("valid config");
     sim.run_until(6_000);
     // A first record teaches the producer the leader.
@@ -677,7 +677,7 @@ fn a_stopped_follower_leaves_the_isr_at_the_isr_expiration_run_the_view_predicts
         let lag = 4_000;
         let broker = BrokerConfig { replica_lag_time_max_ms: lag, ..Default::default() };
         let mut config = common::cluster(3, broker, vec![TopicSpec::new("orders", 1, 3)], vec![common::producer(1)]);
-        config.controllers = 1;
+        config.metadata = MetadataSource::quorum(1);
         let mut sim = Simulation::new(config, seed).expect("valid config");
         sim.run_until(6_000);
         let leader = replica(&sim, 0, 0).0.expect("a leader");
@@ -724,7 +724,7 @@ fn produce_parked_on_the_leader(producer: ProducerConfig) -> (Simulation, u32) {
     let producer = ClientSpec::Producer(ProducerConfig { acks: -1, linger_ms: 0, request_timeout_ms: 30_000, ..producer });
     let broker = BrokerConfig { replica_fetch_min_bytes: 1_000_000, replica_fetch_wait_max_ms: 5_000, ..Default::default() };
     let mut config = common::cluster(3, broker, vec![TopicSpec::new("orders", 1, 3)], vec![producer]);
-    config.controllers = 3;
+    config.metadata = MetadataSource::quorum(3);
     let mut sim = Simulation::new(config, 7).expect("valid config");
     sim.run_until(6_000);
     let leader = replica(&sim, 0, 0).0.unwrap();
@@ -821,7 +821,7 @@ fn a_consumer_fetch_lost_in_a_cut_times_out_and_the_consumer_asks_for_metadata()
     let consumer = ClientSpec::Consumer(ConsumerConfig::default());
     assert_eq!(ConsumerConfig::default().request_timeout_ms, 30_000, "Kafka's default");
     let mut config = common::cluster(3, BrokerConfig::default(), vec![TopicSpec::new("orders", 1, 3)], vec![producer, consumer]);
-    config.controllers = 3;
+    config.metadata = MetadataSource::quorum(3);
     let mut sim = Simulation::new(config, 4).expect("valid config");
     sim.run_until(6_000);
     sim.command(produce_to(0, "orders", 0, None, "r")).unwrap();

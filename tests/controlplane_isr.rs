@@ -11,7 +11,7 @@ use kafkascope::sim::control_plane::ControlRpc;
 use kafkascope::sim::metadata::MetadataRecord;
 use kafkascope::sim::ids::{NodeId, TopicPartition};
 use kafkascope::sim::protocol::ControlPlaneRpc;
-use kafkascope::sim::simulation::{ClientSpec, Command, NodeSet, Simulation};
+use kafkascope::sim::simulation::{ClientSpec, Command, MetadataSource, NodeSet, Simulation};
 use kafkascope::sim::trace::{TraceEvent, TraceKind};
 
 const SEEDS: [u64; 3] = [1, 2, 3];
@@ -23,7 +23,7 @@ fn cluster(seed: u64) -> Simulation {
     let mut topic = TopicSpec::new("orders", 1, 3);
     topic.config = TopicConfig { min_insync_replicas: Some(3), ..TopicConfig::default() };
     let mut config = common::cluster(3, BrokerConfig::default(), vec![topic], vec![producer]);
-    config.controllers = 3;
+    config.metadata = MetadataSource::quorum(3);
     let mut sim = Simulation::new(config, seed).expect("valid config");
     sim.run_until(6_000);
     sim

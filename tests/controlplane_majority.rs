@@ -12,12 +12,12 @@ use kafkascope::sim::config::{BrokerConfig, TopicSpec};
 use kafkascope::sim::control_plane::BROKER_SESSION_TIMEOUT_MS;
 use kafkascope::sim::ids::TopicPartition;
 use kafkascope::sim::raft::output::RaftEvent;
-use kafkascope::sim::simulation::{Command, Simulation};
+use kafkascope::sim::simulation::{Command, MetadataSource, Simulation};
 use kafkascope::sim::trace::TraceKind;
 
 fn cluster(seed: u64) -> Simulation {
     let mut config = common::cluster(3, BrokerConfig::default(), vec![TopicSpec::new("orders", 1, 3)], vec![]);
-    config.controllers = 3;
+    config.metadata = MetadataSource::quorum(3);
     Simulation::new(config, seed).expect("valid config")
 }
 

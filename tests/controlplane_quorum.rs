@@ -4,12 +4,12 @@
 mod common;
 
 use kafkascope::sim::config::{BrokerConfig, TopicSpec};
-use kafkascope::sim::simulation::{Command, CommandError, Simulation};
+use kafkascope::sim::simulation::{Command, CommandError, MetadataSource, Simulation};
 use kafkascope::sim::trace::TraceKind;
 
 fn quorum(controllers: u32, seed: u64) -> Simulation {
     let mut config = common::cluster(3, BrokerConfig::default(), vec![TopicSpec::new("orders", 3, 3)], vec![]);
-    config.controllers = controllers;
+    config.metadata = MetadataSource::quorum(controllers);
     Simulation::new(config, seed).expect("valid config")
 }
 
@@ -39,8 +39,10 @@ fn one_three_and_five_controllers_elect_an_active_controller() {
 }
 
 #[test]
-fn no_controllers_means_no_quorum_traffic() {
-    let mut sim = quorum(0, 7);
+fn the_fixed_metadata_source_has_no_quorum_traffic() {
+    let mut config = common::cluster(3, BrokerConfig::default(), vec![TopicSpec::new("orders", 3, 3)], vec![]);
+    config.metadata = MetadataSource::Fixed;
+    let mut sim = Simulation::new(config, 7).expect("valid config");
     sim.run_until(4_000);
     assert_eq!(sim.controllers().count(), 0);
     assert_eq!(sim.active_controller(), None);
@@ -52,9 +54,11 @@ fn no_controllers_means_no_quorum_traffic() {
 
 #[test]
 fn even_or_too_many_controllers_are_refused() {
-    for n in [2, 4, 6, 7] {
+    // A quorum of none is refused too: no controller means the fixed
+    // source, said so, not a quorum of zero.
+    for n in [0, 2, 4, 6, 7] {
         let mut config = common::cluster(1, BrokerConfig::default(), vec![TopicSpec::new("orders", 1, 1)], vec![]);
-        config.controllers = n;
+        config.metadata = MetadataSource::quorum(n);
         assert!(Simulation::new(config, 1).is_err(), "{n} controllers");
     }
 }
@@ -162,8 +166,7 @@ fn a_controller_cut_off_and_healed_disturbs_the_quorum_only_without_pre_vote() {
     for seed in 1..=5 {
         for pre_vote in [true, false] {
             let mut config = common::cluster(3, BrokerConfig::default(), vec![TopicSpec::new("orders", 3, 3)], vec![]);
-            config.controllers = 3;
-            config.pre_vote = pre_vote;
+            config.metadata = MetadataSource::Quorum { voters: 3, pre_vote };
             let mut sim = Simulation::new(config, seed).expect("valid config");
             sim.run_until(4_000);
             let active = sim.active_controller().unwrap_or_else(|| panic!("seed {seed}: no active controller"));

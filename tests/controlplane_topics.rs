@@ -8,7 +8,7 @@ use common::{acked, consumer, fetch, produce, producer, run_for};
 use kafkascope::sim::config::{BrokerConfig, TopicSpec};
 use kafkascope::sim::metadata::MetadataRecord;
 use kafkascope::sim::ids::TopicPartition;
-use kafkascope::sim::simulation::Simulation;
+use kafkascope::sim::simulation::{MetadataSource, Simulation};
 use kafkascope::sim::trace::TraceKind;
 
 fn cluster(seed: u64) -> Simulation {
@@ -18,7 +18,7 @@ fn cluster(seed: u64) -> Simulation {
         vec![TopicSpec::new("orders", 3, 3), TopicSpec::new("audit", 1, 2)],
         vec![producer(-1), consumer()],
     );
-    config.controllers = 3;
+    config.metadata = MetadataSource::quorum(3);
     Simulation::new(config, seed).expect("valid config")
 }
 
@@ -102,4 +102,59 @@ fn a_control_plane_run_is_deterministic() {
         sim.trace_hash()
     };
     assert_eq!(run(9), run(9));
+}
+
+/// KafkaProducer.waitOnMetadata: a record sent while the cluster still
+/// boots, before any broker knows its topic, waits and asks again after the
+/// refresh backoff until the active controller has created the topic; it
+/// does not fail with UNKNOWN_TOPIC_OR_PARTITION on the first answer.
+#[test]
+fn a_record_sent_before_its_topic_exists_waits_for_the_topic() {
+    let mut sim = cluster(11);
+    sim.command(produce(0, "orders", Some("k"), "early")).unwrap();
+    let created_at = |sim: &Simulation| {
+        sim.trace().iter().find_map(|e| match &e.kind {
+            TraceKind::MetadataRecordAppended { record: MetadataRecord::Topic { name, .. }, .. } if name == "orders" => Some(e.time_ms),
+            _ => None,
+        })
+    };
+    let mut waited = 0;
+    while acked(&sim, 0).is_empty() {
+        assert!(waited < 10_000, "the early record was not acknowledged in 10 s: {:?}", common::states(&sim, 0));
+        run_for(&mut sim, 10);
+        waited += 10;
+    }
+    let created = created_at(&sim).expect("the topic was created");
+    assert!(created > 500, "the record was sent well before the topic existed (created at {created} ms)");
+    // It asked more than once while it waited: the answers before the
+    // topic existed did not fail it.
+    let asked = sim
+        .trace()
+        .iter()
+        .filter(|e| e.time_ms < created && matches!(&e.kind, TraceKind::MetadataUpdated { client, .. } if *client == kafkascope::sim::ids::NodeId::Client(0)))
+        .count();
+    assert!(asked >= 3, "the producer had {asked} metadata answers before the topic existed");
+}
+
+/// max.block.ms bounds that wait: past it, send() fails with a
+/// TimeoutException (REQUEST_TIMED_OUT's), here before the boot is done.
+#[test]
+fn a_record_waits_for_its_topic_at_most_max_block_ms() {
+    use kafkascope::sim::client::producer::RecordState;
+    use kafkascope::sim::config::ProducerConfig;
+    use kafkascope::sim::protocol::ErrorCode;
+    use kafkascope::sim::simulation::ClientSpec;
+    let mut config = common::cluster(
+        3,
+        BrokerConfig::default(),
+        vec![TopicSpec::new("orders", 3, 3)],
+        vec![ClientSpec::Producer(ProducerConfig { max_block_ms: 300, ..Default::default() })],
+    );
+    config.metadata = MetadataSource::quorum(3);
+    let mut sim = Simulation::new(config, 11).unwrap();
+    sim.command(produce(0, "orders", None, "early")).unwrap();
+    run_for(&mut sim, 299);
+    assert_eq!(common::states(&sim, 0), [RecordState::AwaitingMetadata]);
+    run_for(&mut sim, 1);
+    assert_eq!(common::states(&sim, 0), [RecordState::Failed { error: ErrorCode::RequestTimedOut }]);
 }

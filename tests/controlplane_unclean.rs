@@ -13,7 +13,7 @@ use kafkascope::sim::control_plane::BROKER_SESSION_TIMEOUT_MS;
 use kafkascope::sim::metadata::PartitionRecord;
 use kafkascope::sim::ids::TopicPartition;
 use kafkascope::sim::invariants::{Breach, Guarantee, Invariant, InvariantChecker, NoGuarantee};
-use kafkascope::sim::simulation::{ClientSpec, Command, Simulation};
+use kafkascope::sim::simulation::{ClientSpec, Command, MetadataSource, Simulation};
 use kafkascope::sim::trace::{ElectionTrigger, TraceKind};
 
 fn cluster(seed: u64, unclean: bool) -> Simulation {
@@ -31,7 +31,7 @@ fn cluster_with(seed: u64, unclean: bool, acks: i16) -> Simulation {
     let mut topic = TopicSpec::new("orders", 1, 2);
     topic.config.unclean_leader_election_enable = unclean;
     let mut config = common::cluster(2, BrokerConfig::default(), vec![topic], vec![producer]);
-    config.controllers = 3;
+    config.metadata = MetadataSource::quorum(3);
     Simulation::new(config, seed).expect("valid config")
 }
 

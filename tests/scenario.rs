@@ -88,7 +88,7 @@ fn the_format_maps_onto_cluster_config_and_commands() {
         by_hand.run_until(a.at_ms);
         by_hand.command(a.command.clone()).unwrap();
     }
-    by_hand.run_until(2_000);
+    by_hand.run_until(5_000);
     let run = scenario.run(None).unwrap();
     assert_eq!(run.trace(), by_hand.trace());
     assert_eq!(scenario.cluster_config().brokers, 3);
@@ -257,7 +257,7 @@ fn a_refused_command_names_its_action() {
 #[test]
 fn to_json_spells_out_every_setting() {
     let json = load("basic.json").to_json();
-    for name in ["\"num.io.threads\"", "\"segment.bytes\"", "\"linger.ms\"", "\"fetch.max.wait.ms\"", "\"at_ms\": 100"] {
+    for name in ["\"num.io.threads\"", "\"segment.bytes\"", "\"linger.ms\"", "\"fetch.max.wait.ms\"", "\"at_ms\": 3100"] {
         assert!(json.contains(name), "{name} missing from\n{json}");
     }
     assert!(json.contains("\"acks\": \"all\""), "{json}");

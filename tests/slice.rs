@@ -8,7 +8,7 @@ use kafkascope::sim::config::{BrokerConfig, ProducerConfig, TopicSpec};
 use kafkascope::sim::client::producer::RecordState;
 use kafkascope::sim::ids::NodeId;
 use kafkascope::sim::protocol::ApiKey;
-use kafkascope::sim::simulation::{ClientSpec, ClusterConfig, Command, CommandError, Simulation};
+use kafkascope::sim::simulation::{ClientSpec, ClusterConfig, Command, CommandError, MetadataSource, Simulation};
 use kafkascope::sim::trace::{Direction, Stage, TraceKind};
 
 fn one_broker(clients: u32, broker: BrokerConfig) -> Simulation {
@@ -19,6 +19,7 @@ fn one_broker(clients: u32, broker: BrokerConfig) -> Simulation {
         clients: (0..clients)
             .map(|_| ClientSpec::Producer(ProducerConfig { acks: 1, enable_idempotence: false, linger_ms: 0, ..Default::default() }))
             .collect(),
+        metadata: MetadataSource::Fixed,
         ..ClusterConfig::default()
     };
     Simulation::new(config, 1).unwrap()

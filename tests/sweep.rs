@@ -19,7 +19,7 @@
 use kafkascope::sim::config::{BrokerConfig, ConsumerConfig, ProducerConfig, TopicSpec};
 use kafkascope::sim::invariants::{Guarantee, Invariant, InvariantChecker, Violation};
 use kafkascope::sim::rng::SimRng;
-use kafkascope::sim::simulation::{ClientSpec, ClusterConfig, Command, NodeSet, Simulation};
+use kafkascope::sim::simulation::{ClientSpec, ClusterConfig, Command, MetadataSource, NodeSet, Simulation};
 
 const CONTROLLERS: u32 = 3;
 const PARTITIONS: u32 = 2;
@@ -207,8 +207,7 @@ fn cluster(setting: Setting) -> ClusterConfig {
         clients: vec![ClientSpec::Producer(producer), ClientSpec::Consumer(ConsumerConfig::default())],
         link_latency_ms: 2,
         link_jitter_ms: 2,
-        controllers: CONTROLLERS,
-        pre_vote: true,
+        metadata: MetadataSource::quorum(CONTROLLERS),
     }
 }
 

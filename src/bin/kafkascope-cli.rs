@@ -35,7 +35,8 @@ usage:
       Print murmur2(key), its positive value, and the partition Kafka's
       default partitioner picks for each key.
   kafkascope-cli demo
-      Produce one record to a one-broker cluster and print the trace.";
+      Boot a one-broker cluster with a quorum of three KRaft controllers,
+      produce one record, and print the trace up to its acknowledgement.";
 
 /// Why the command failed: the message, and the exit status.
 struct Failure {
@@ -253,6 +254,10 @@ fn run(args: &[String], out: &mut Out) -> Result<(), Failure> {
     }
 }
 
+/// How long the demo waits for its record, in simulated time: the boot
+/// takes a few seconds, so this is far more than a healthy run needs.
+const DEMO_LIMIT_MS: u64 = 60_000;
+
 fn demo(out: &mut Out) -> Result<(), Failure> {
     let mut sim = Simulation::new(ClusterConfig::default(), 1).map_err(|e| Failure::input(e.to_string()))?;
     let produce = Command::Produce {
@@ -265,11 +270,21 @@ fn demo(out: &mut Out) -> Result<(), Failure> {
         timestamp_ms: None,
     };
     sim.command(produce).map_err(|e| Failure::input(e.to_string()))?;
-    sim.run_until(50);
+    // The producer waits for the quorum to elect an active controller and
+    // create the topic, as a real one started with its cluster would; the
+    // demo runs until the record is acknowledged, in simulated time.
+    let acknowledged = |sim: &Simulation| RunSummary::of(sim).producers.first().is_some_and(|p| p.acknowledged == 1);
+    while !acknowledged(&sim) && sim.now_ms() < DEMO_LIMIT_MS {
+        sim.run_until(sim.now_ms() + 10);
+    }
     for event in sim.trace() {
         out.line(event);
     }
-    Ok(())
+    if acknowledged(&sim) {
+        Ok(())
+    } else {
+        Err(Failure::input(format!("the record was not acknowledged within {} s of simulated time", DEMO_LIMIT_MS / 1000)))
+    }
 }
 
 // ---------------------------------------------------------------------------

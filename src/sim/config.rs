@@ -207,6 +207,10 @@ pub struct ProducerConfig {
     #[serde(rename = "max.in.flight.requests.per.connection")]
     pub max_in_flight_requests_per_connection: u32,
     pub partitioner: Partitioner,
+    /// `max.block.ms`: how long send() waits for its topic's metadata
+    /// before it fails with a TimeoutException.
+    #[serde(rename = "max.block.ms")]
+    pub max_block_ms: u64,
 }
 
 impl Default for ProducerConfig {
@@ -222,6 +226,7 @@ impl Default for ProducerConfig {
             retry_backoff_max_ms: 1_000,
             max_in_flight_requests_per_connection: 5,
             partitioner: Partitioner::Sticky,
+            max_block_ms: 60_000,
         }
     }
 }

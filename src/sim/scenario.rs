@@ -14,7 +14,7 @@
 use super::config::{BrokerConfig, TopicSpec};
 use super::client::producer::RecordState;
 use super::protocol::ErrorCode;
-use super::simulation::{ClientSpec, ClusterConfig, Command, CommandError, ConfigError, Simulation};
+use super::simulation::{ClientSpec, ClusterConfig, Command, CommandError, ConfigError, MetadataSource, Simulation};
 use serde::{Deserialize, Serialize};
 use crate::sim::collections::BTreeMap;
 use std::fmt;
@@ -58,16 +58,13 @@ pub struct ClusterShape {
     pub broker: BrokerConfig,
     pub link_latency_ms: u64,
     pub link_jitter_ms: u64,
-    /// Dedicated KRaft controllers (1, 3 or 5); 0, the default, for none.
-    #[serde(skip_serializing_if = "is_zero")]
+    /// Dedicated KRaft controllers forming the metadata quorum: 1, 3 (the
+    /// default, like ClusterConfig's) or 5. 0 gives the brokers a fixed
+    /// assignment and no control plane ([`MetadataSource::Fixed`]).
     pub controllers: u32,
     /// KIP-996 pre-vote in the controller quorum: true, Kafka 4.0's
     /// behaviour, unless the scenario says false.
     pub pre_vote: bool,
-}
-
-fn is_zero(n: &u32) -> bool {
-    *n == 0
 }
 
 impl Default for ClusterShape {
@@ -78,8 +75,8 @@ impl Default for ClusterShape {
             broker: c.broker,
             link_latency_ms: c.link_latency_ms,
             link_jitter_ms: c.link_jitter_ms,
-            controllers: c.controllers,
-            pre_vote: c.pre_vote,
+            controllers: c.metadata.voters(),
+            pre_vote: c.metadata.pre_vote(),
         }
     }
 }
@@ -233,8 +230,10 @@ impl Scenario {
             clients: self.clients.clone(),
             link_latency_ms: self.cluster.link_latency_ms,
             link_jitter_ms: self.cluster.link_jitter_ms,
-            controllers: self.cluster.controllers,
-            pre_vote: self.cluster.pre_vote,
+            metadata: match self.cluster.controllers {
+                0 => MetadataSource::Fixed,
+                voters => MetadataSource::Quorum { voters, pre_vote: self.cluster.pre_vote },
+            },
         }
     }
 

@@ -38,14 +38,56 @@ pub struct ClusterConfig {
     pub link_latency_ms: u64,
     /// Each message's latency gets a seeded extra in `[0, link_jitter_ms]`.
     pub link_jitter_ms: u64,
-    /// Dedicated KRaft controllers (1, 3 or 5) forming the metadata quorum;
-    /// 0 runs without a control plane: brokers get a static assignment at
-    /// start, as before.
-    pub controllers: u32,
-    /// KIP-996 pre-vote for the controller quorum: on, as in Kafka 4.0, a
-    /// controller that lost its leader asks for pre-votes before it bumps
-    /// the epoch; off shows the 3.x election.
-    pub pre_vote: bool,
+    /// Where the brokers learn who leads what.
+    pub metadata: MetadataSource,
+}
+
+/// Where the brokers' metadata comes from. Every place the two differ
+/// matches on this type, so the fixed source cannot hide in a magic number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum MetadataSource {
+    /// A quorum of dedicated KRaft controllers (1, 3 or 5 voters) that
+    /// elects an active controller, registers and fences the brokers,
+    /// creates the topics and elects partition leaders: Kafka 4, and what
+    /// the page always runs.
+    Quorum {
+        voters: u32,
+        /// KIP-996 pre-vote: on, as in Kafka 4.0, a controller that lost its
+        /// leader asks for pre-votes before it bumps the epoch; off shows
+        /// the 3.x election.
+        pre_vote: bool,
+    },
+    /// No control plane, a fixture for tests of the data plane alone: the
+    /// brokers load one assignment at start and nothing ever changes it.
+    /// Nothing fences, elects or times out a lost request, so stopping a
+    /// broker and cutting the network are refused.
+    Fixed,
+}
+
+impl MetadataSource {
+    /// A quorum of `voters` controllers with Kafka 4.0's pre-vote.
+    pub const fn quorum(voters: u32) -> Self {
+        MetadataSource::Quorum { voters, pre_vote: true }
+    }
+
+    /// The controller ids, 0 up: none for the fixed source.
+    pub fn voters(self) -> u32 {
+        match self {
+            MetadataSource::Quorum { voters, .. } => voters,
+            MetadataSource::Fixed => 0,
+        }
+    }
+
+    pub fn is_quorum(self) -> bool {
+        matches!(self, MetadataSource::Quorum { .. })
+    }
+
+    /// Whether the quorum runs KIP-996 pre-votes (false for the fixed source,
+    /// which has no quorum).
+    pub fn pre_vote(self) -> bool {
+        matches!(self, MetadataSource::Quorum { pre_vote: true, .. })
+    }
 }
 
 /// A client to start: a producer or a consumer, with its configuration.
@@ -65,8 +107,7 @@ impl Default for ClusterConfig {
             clients: vec![ClientSpec::Producer(ProducerConfig::default()), ClientSpec::Consumer(ConsumerConfig::default())],
             link_latency_ms: 2,
             link_jitter_ms: 1,
-            controllers: 0,
-            pre_vote: true,
+            metadata: MetadataSource::quorum(3),
         }
     }
 }
@@ -485,8 +526,9 @@ fn validate(config: &ClusterConfig) -> Result<(), ConfigError> {
     if config.brokers == 0 || config.brokers > MAX_BROKERS {
         return refuse(ConfigProblem::Brokers(config.brokers));
     }
-    if !matches!(config.controllers, 0 | 1 | 3 | 5) {
-        return refuse(ConfigProblem::Controllers(config.controllers));
+    let voters = config.metadata.voters();
+    if config.metadata.is_quorum() && !matches!(voters, 1 | 3 | 5) {
+        return refuse(ConfigProblem::Controllers(voters));
     }
     let b = &config.broker;
     if b.num_network_threads == 0 || b.num_io_threads == 0 || b.queued_max_requests == 0 {
@@ -532,7 +574,10 @@ impl Simulation {
         let broker_ids: Vec<u32> = (0..config.brokers).collect();
         let mut metadata = MetadataCache { brokers: broker_ids.clone(), ..MetadataCache::default() };
         // With controllers, the active controller creates the topics.
-        let static_topics: &[TopicSpec] = if config.controllers == 0 { &config.topics } else { &[] };
+        let static_topics: &[TopicSpec] = match config.metadata {
+            MetadataSource::Fixed => &config.topics,
+            MetadataSource::Quorum { .. } => &[],
+        };
         for t in static_topics {
             // One shared name for all of a topic's partitions: every copy of
             // them then compares by pointer instead of by string.
@@ -550,13 +595,12 @@ impl Simulation {
         let topic_configs: BTreeMap<String, TopicConfig> =
             config.topics.iter().map(|t| (t.name.clone(), t.config.clone())).collect();
         let mut nodes = BTreeMap::new();
-        let voters: Vec<u32> = (0..config.controllers).collect();
+        let voters: Vec<u32> = (0..config.metadata.voters()).collect();
         for b in &broker_ids {
             let mut broker = Broker::new(*b, config.broker.clone());
-            if voters.is_empty() {
-                broker.load_metadata(metadata.clone(), &topic_configs, 0);
-            } else {
-                broker.enable_control_plane(voters.clone(), topic_configs.clone());
+            match config.metadata {
+                MetadataSource::Fixed => broker.load_metadata(metadata.clone(), &topic_configs, 0),
+                MetadataSource::Quorum { .. } => broker.enable_control_plane(voters.clone(), topic_configs.clone()),
             }
             nodes.insert(NodeId::Broker(*b), Node::Broker(Box::new(broker)));
         }
@@ -567,7 +611,7 @@ impl Simulation {
                 ClientSpec::Consumer(c) => Client::Consumer(Consumer::new(id, c.clone(), broker_ids.clone())),
             };
             let mut client = client;
-            if config.controllers > 0 {
+            if config.metadata.is_quorum() {
                 let timeout_ms = match spec {
                     ClientSpec::Producer(c) => c.request_timeout_ms,
                     ClientSpec::Consumer(_) => 30_000,
@@ -578,10 +622,10 @@ impl Simulation {
         }
         let setup = ControllerSetup { brokers: config.brokers, topics: config.topics.clone() };
         for c in &voters {
-            let controller = Controller::new(*c, &voters, RaftConfig { pre_vote: config.pre_vote, ..RaftConfig::default() }, setup.clone());
+            let controller = Controller::new(*c, &voters, RaftConfig { pre_vote: config.metadata.pre_vote(), ..RaftConfig::default() }, setup.clone());
             nodes.insert(NodeId::Controller(*c), Node::Controller(Box::new(controller)));
         }
-        let nodes = Nodes::new(nodes, config.brokers, config.controllers);
+        let nodes = Nodes::new(nodes, config.brokers, config.metadata.voters());
         let topics = config.topics.iter().map(|t| (t.name.clone(), t.clone())).collect();
         let mut sim = Self {
             config,
@@ -801,7 +845,7 @@ impl Simulation {
                 let Some(b) = self.broker(*broker) else {
                     return Err(CommandError::UnknownBroker(*broker));
                 };
-                if self.config.controllers == 0 {
+                if !self.config.metadata.is_quorum() {
                     return Err(CommandError::NoControlPlane);
                 }
                 let down = self.down.contains(&NodeId::Broker(*broker));
@@ -820,7 +864,7 @@ impl Simulation {
                 // A static cluster arms no timeouts on metadata and replica
                 // fetches (so its runs stay what they were): a request lost
                 // in a cut would wait forever, even after the heal.
-                if self.config.controllers == 0 {
+                if !self.config.metadata.is_quorum() {
                     return Err(CommandError::NoControlPlane);
                 }
                 let (a, b) = (a.nodes(), b.nodes());
@@ -1226,7 +1270,7 @@ impl Simulation {
                 BrokerStatus::Stopped
             } else if self.broker(b.id).is_some_and(Broker::is_shutting_down) {
                 BrokerStatus::ShuttingDown
-            } else if self.config.controllers > 0 && !image.as_ref().is_some_and(|i| i.is_unfenced(b.id)) {
+            } else if self.config.metadata.is_quorum() && !image.as_ref().is_some_and(|i| i.is_unfenced(b.id)) {
                 BrokerStatus::Fenced
             } else {
                 BrokerStatus::Running
@@ -1277,9 +1321,7 @@ impl Simulation {
 
     /// The controller quorum as the UI draws it; None without controllers.
     fn quorum_view(&self) -> Option<QuorumView> {
-        if self.config.controllers == 0 {
-            return None;
-        }
+        let MetadataSource::Quorum { voters, .. } = self.config.metadata else { return None };
         let active = self.active_controller();
         let controllers: Vec<ControllerView> = self
             .controllers()
@@ -1292,14 +1334,14 @@ impl Simulation {
             })
             .collect();
         let epoch = controllers.iter().filter_map(|c| c.raft.as_ref().map(|r| r.epoch)).max().unwrap_or(0);
-        Some(QuorumView { majority: self.config.controllers / 2 + 1, controllers, active, epoch })
+        Some(QuorumView { majority: voters / 2 + 1, controllers, active, epoch })
     }
 
     /// The committed metadata image the cluster acts on, as an observer who
     /// sees every voter knows it. None without controllers, or when every
     /// controller is down.
     pub fn committed_image(&self) -> Option<super::metadata::MetadataImage> {
-        if self.config.controllers == 0 {
+        if !self.config.metadata.is_quorum() {
             return None;
         }
         // Committed records are the same prefix on every voter that holds

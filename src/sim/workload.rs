@@ -8,7 +8,7 @@
 
 use super::config::{ProducerConfig, TopicSpec};
 use super::ids::TopicPartition;
-use super::simulation::{ClientSpec, ClusterConfig, Command, Simulation};
+use super::simulation::{ClientSpec, ClusterConfig, Command, MetadataSource, Simulation};
 
 /// Three brokers, three controllers, one topic of six partitions at
 /// replication factor 3, and four acks=all producers.
@@ -30,7 +30,7 @@ impl EventsWorkload {
     pub fn boot(seed: u64, record_trace: bool) -> Self {
         let config = ClusterConfig {
             brokers: BROKERS,
-            controllers: 3,
+            metadata: MetadataSource::quorum(3),
             topics: vec![TopicSpec::new("orders", PARTITIONS, 3)],
             clients: (0..PRODUCERS).map(|_| ClientSpec::Producer(ProducerConfig::default())).collect(),
             ..ClusterConfig::default()

@@ -6,7 +6,7 @@
 //! the same way every time.
 
 use crate::sim::config::{parse_acks, ConsumerConfig, ProducerConfig, TopicSpec};
-use crate::sim::simulation::{ClientSpec, ClusterConfig, ConfigError};
+use crate::sim::simulation::{ClientSpec, ClusterConfig, ConfigError, MetadataSource};
 use serde::{Deserialize, Serialize};
 
 /// The most brokers the page offers (the core takes more, but nine already
@@ -141,8 +141,7 @@ impl Setup {
         let [a1, a2] = other_acks(self.acks);
         ClusterConfig {
             brokers: self.brokers,
-            controllers: self.controllers,
-            pre_vote: self.pre_vote,
+            metadata: MetadataSource::Quorum { voters: self.controllers, pre_vote: self.pre_vote },
             topics: self
                 .topics
                 .iter()

@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use kafkascope::sim::config::{BrokerConfig, ConsumerConfig, ProducerConfig, TopicSpec};
-use kafkascope::sim::simulation::{ClientSpec, ClusterConfig, Command, Simulation};
+use kafkascope::sim::simulation::{ClientSpec, ClusterConfig, Command, MetadataSource, Simulation};
 
 pub fn produce(client: u32, topic: &str, key: Option<&str>, value: &str) -> Command {
     Command::Produce {
@@ -23,10 +23,10 @@ pub fn fetch(client: u32, topic: &str, partition: u32, offset: Option<i64>) -> C
 
 /// Three brokers, a replicated topic, producers with every acks setting and a
 /// consumer, with small queues so jitter, round-robin connection assignment
-/// and backpressure all matter. Static metadata (no controller quorum), so
-/// the data plane alone decides the run.
+/// and backpressure all matter. On the fixed metadata source (no controller
+/// quorum), so the data plane alone decides the run.
 pub fn determinism_run(seed: u64) -> Simulation {
-    determinism_workload(seed, 0)
+    determinism_workload(seed, MetadataSource::Fixed)
 }
 
 /// The same workload on the cluster a learner sees: a quorum of three
@@ -34,10 +34,10 @@ pub fn determinism_run(seed: u64) -> Simulation {
 /// unfenced, the controller places the topics; the records are produced
 /// once every partition has a leader that knows it leads.
 pub fn determinism_run_kraft(seed: u64) -> Simulation {
-    determinism_workload(seed, 3)
+    determinism_workload(seed, MetadataSource::quorum(3))
 }
 
-fn determinism_workload(seed: u64, controllers: u32) -> Simulation {
+fn determinism_workload(seed: u64, metadata: MetadataSource) -> Simulation {
     let config = ClusterConfig {
         brokers: 3,
         broker: BrokerConfig { num_network_threads: 2, num_io_threads: 2, queued_max_requests: 2, ..Default::default() },
@@ -50,11 +50,10 @@ fn determinism_workload(seed: u64, controllers: u32) -> Simulation {
         ],
         link_latency_ms: 2,
         link_jitter_ms: 3,
-        controllers,
-        pre_vote: true,
+        metadata,
     };
     let mut sim = Simulation::new(config, seed).expect("valid config");
-    if controllers > 0 {
+    if metadata.is_quorum() {
         let mut waited = 0;
         while !every_partition_is_led(&sim) {
             assert!(waited < 60_000, "seed {seed}: the cluster did not come up in 60 s");
@@ -89,12 +88,12 @@ fn every_partition_is_led(sim: &Simulation) -> bool {
 /// The trace hash of `determinism_run(42)`. If a change alters it on purpose,
 /// update it here: the browser test then checks wasm agrees with native. It
 /// hashes each event's data as JSON, so rewording a trace line leaves it alone.
-pub const GOLDEN_TRACE_HASH: u64 = 0xe113b4ef2fa3a4ac;
+pub const GOLDEN_TRACE_HASH: u64 = 0xed52bd0496419202;
 
 /// The trace hash of `determinism_run_kraft(42)`: the boot (election,
 /// registrations, topic creation) and the same workload, on the metadata mode
 /// the page runs.
-pub const GOLDEN_KRAFT_TRACE_HASH: u64 = 0x37d0bfecd23f6974;
+pub const GOLDEN_KRAFT_TRACE_HASH: u64 = 0x240b77266f8b00f7;
 
 /// The events benchmark's workload (`sim::workload::EventsWorkload`, seed
 /// 1) run to this many events, short enough for a test: its golden hash is
@@ -117,7 +116,7 @@ use kafkascope::sim::trace::{Direction, TraceEvent, TraceKind};
 /// A cluster of `brokers` with these topics and clients, links of 2 ms and
 /// 1 ms of jitter.
 pub fn cluster(brokers: u32, broker: BrokerConfig, topics: Vec<TopicSpec>, clients: Vec<ClientSpec>) -> ClusterConfig {
-    ClusterConfig { brokers, broker, topics, clients, link_latency_ms: 2, link_jitter_ms: 1, controllers: 0, pre_vote: true }
+    ClusterConfig { brokers, broker, topics, clients, link_latency_ms: 2, link_jitter_ms: 1, metadata: MetadataSource::Fixed }
 }
 
 /// A producer with this acks setting and linger.ms 0, idempotent only for acks=all.

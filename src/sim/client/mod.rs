@@ -29,6 +29,9 @@ pub enum ClientTimer {
     /// Every bootstrap broker was in reconnect backoff: try the Metadata
     /// request again.
     MetadataRetry,
+    /// Records still wait for their topic's metadata: the refresh backoff
+    /// passed, so ask again (or give up on those past max.block.ms).
+    MetadataRefresh,
 }
 
 #[derive(Clone, Debug)]

@@ -59,6 +59,9 @@ pub struct RecordOutcome {
 struct PendingRecord {
     index: u32,
     record: ProducerRecord,
+    /// When `send()` was called: KafkaProducer.waitOnMetadata gives up
+    /// max.block.ms later.
+    sent_at_ms: u64,
 }
 
 /// A batch in the accumulator (Kafka's ProducerBatch).
@@ -148,6 +151,8 @@ pub struct Producer {
     /// The epoch each partition's `next_sequence` counts in.
     sequence_epoch: BTreeMap<TopicPartition, i16>,
     awaiting_metadata: Vec<PendingRecord>,
+    /// A MetadataRefresh timer is set: records still wait for their topic.
+    metadata_refresh_armed: bool,
     accumulator: BTreeMap<TopicPartition, VecDeque<ProducerBatch>>,
     next_batch_id: u64,
     in_flight: BTreeMap<i32, InFlight>,
@@ -177,6 +182,7 @@ impl Producer {
             next_sequence: BTreeMap::new(),
             sequence_epoch: BTreeMap::new(),
             awaiting_metadata: Vec::new(),
+            metadata_refresh_armed: false,
             accumulator: BTreeMap::new(),
             next_batch_id: 1,
             in_flight: BTreeMap::new(),
@@ -230,7 +236,7 @@ impl Producer {
             reason: None,
             state: RecordState::AwaitingMetadata,
         });
-        let pending = PendingRecord { index, record };
+        let pending = PendingRecord { index, record, sent_at_ms: ctx.now_ms };
         if self.metadata.knows(&pending.record.topic) {
             self.accumulate(ctx, pending);
         } else {
@@ -379,6 +385,13 @@ impl Producer {
             ClientTimer::MetadataRetry => {
                 self.metadata.on_retry(ctx, self.id, &mut self.next_correlation_id);
                 self.drain(ctx);
+            }
+            ClientTimer::MetadataRefresh => {
+                self.metadata_refresh_armed = false;
+                self.expire_metadata_waits(ctx);
+                if let Some(topic) = self.awaiting_metadata.first().map(|p| p.record.topic.clone()) {
+                    self.metadata.request(ctx, self.id, &mut self.next_correlation_id, &topic);
+                }
             }
             ClientTimer::RequestTimeout { correlation_id }
                 if self.producer_id_in_flight.map(|r| r.correlation_id) == Some(correlation_id) =>
@@ -637,19 +650,51 @@ impl Producer {
         }
     }
 
+    /// KafkaProducer.waitOnMetadata: a record whose topic the metadata
+    /// lacks, because the broker answered UNKNOWN_TOPIC_OR_PARTITION or has
+    /// no metadata yet (a cluster still booting), keeps waiting, and the
+    /// producer asks again after the metadata refresh backoff; only after
+    /// max.block.ms does send() give up with a TimeoutException ("Topic ...
+    /// not present in metadata after 60000 ms"), REQUEST_TIMED_OUT's
+    /// exception.
     fn after_metadata(&mut self, ctx: &mut Ctx) {
         let waiting = std::mem::take(&mut self.awaiting_metadata);
         for pending in waiting {
             if self.metadata.knows(&pending.record.topic) {
                 self.accumulate(ctx, pending);
-            } else if self.metadata.unknown_topics.contains(&pending.record.topic) {
-                self.records[pending.index as usize].state =
-                    RecordState::Failed { error: ErrorCode::UnknownTopicOrPartition };
             } else {
                 self.awaiting_metadata.push(pending);
             }
         }
+        self.expire_metadata_waits(ctx);
         self.drain(ctx);
+    }
+
+    /// Fails the records that waited max.block.ms for their topic, and
+    /// arms the next metadata refresh for the others: after
+    /// `ExponentialBackoff(retry.backoff.ms, 2, retry.backoff.max.ms, 0.2)`
+    /// at attempt 0, since an answered Metadata request is a successful
+    /// update to Kafka's Metadata (it resets the attempts), or at the first
+    /// deadline if that comes sooner.
+    fn expire_metadata_waits(&mut self, ctx: &mut Ctx) {
+        let max_block_ms = self.config.max_block_ms;
+        let now = ctx.now_ms;
+        let records = &mut self.records;
+        self.awaiting_metadata.retain(|p| {
+            let expired = now >= p.sent_at_ms.saturating_add(max_block_ms);
+            if expired {
+                records[p.index as usize].state = RecordState::Failed { error: ErrorCode::RequestTimedOut };
+            }
+            !expired
+        });
+        let Some(deadline) = self.awaiting_metadata.iter().map(|p| p.sent_at_ms.saturating_add(max_block_ms)).min() else {
+            return;
+        };
+        if !self.metadata_refresh_armed {
+            self.metadata_refresh_armed = true;
+            let backoff = retry_backoff_ms(&self.config, 1, ctx.rng);
+            ctx.timer(backoff.min(deadline - now), Timer::Client(ClientTimer::MetadataRefresh));
+        }
     }
 
     fn on_produce_response(&mut self, ctx: &mut Ctx, id: RequestId, parts: Vec<super::super::protocol::ProducePartitionResponse>) {
