@@ -4,6 +4,7 @@
 //! browser, wall-clock time, thread-local randomness or hash-ordered
 //! collections. That is what keeps the core pure and every run replayable.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -126,4 +127,116 @@ fn the_reducer_and_the_components_leave_the_browser_to_the_hooks() {
         }
     }
     assert!(report.is_empty(), "the browser reached outside the hooks:\n{report}");
+}
+
+/// The top-level modules of `src/sim` that one file's code names: through
+/// `crate::sim::name`, or through as many `super::` as climb out of its own
+/// module (a path that stays inside it is not a dependency). `module` is
+/// the file's path under `src/sim`, such as `broker/control.rs`. Test code
+/// (from the first `#[cfg(test)]` on) and comments are left out.
+fn sim_modules_used(module: &str, source: &str) -> BTreeSet<String> {
+    let parts: Vec<&str> = module.trim_end_matches(".rs").split('/').filter(|p| *p != "mod").collect();
+    let Some(own) = parts.first() else { return BTreeSet::new() };
+    let code: String = source.split("#[cfg(test)]").next().unwrap_or("").lines().map(code_of).collect::<Vec<_>>().join("\n");
+    let ident = |s: &str| s.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect::<String>();
+    let mut used = BTreeSet::new();
+    for (i, _) in code.match_indices("crate::sim::") {
+        used.insert(ident(&code[i + "crate::sim::".len()..]));
+    }
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_' || c == ':';
+    for (i, _) in code.match_indices("super::") {
+        if code[..i].chars().next_back().is_some_and(is_ident) {
+            continue; // the second `super::` of a `super::super::`
+        }
+        let mut rest = &code[i..];
+        let mut climbs = 0;
+        while let Some(r) = rest.strip_prefix("super::") {
+            rest = r;
+            climbs += 1;
+        }
+        if climbs >= parts.len() {
+            used.insert(ident(rest));
+        }
+    }
+    used.remove(*own);
+    used.remove("");
+    used
+}
+
+/// A cycle in a module graph, as the modules along it, if there is one.
+fn import_cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    fn visit(
+        m: &str,
+        graph: &BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = path.iter().position(|p| p == m) {
+            let mut cycle = path[at..].to_vec();
+            cycle.push(m.to_string());
+            return Some(cycle);
+        }
+        if done.contains(m) {
+            return None;
+        }
+        path.push(m.to_string());
+        for next in graph.get(m).into_iter().flatten().filter(|n| graph.contains_key(*n)) {
+            if let Some(cycle) = visit(next, graph, path, done) {
+                return Some(cycle);
+            }
+        }
+        path.pop();
+        done.insert(m.to_string());
+        None
+    }
+    let mut done = BTreeSet::new();
+    graph.keys().find_map(|m| visit(m, graph, &mut Vec::new(), &mut done))
+}
+
+/// **Architecture Invariant:** the core's modules import one another
+/// without a cycle. The shared vocabulary (node, protocol, trace, view, the
+/// error codes) depends on no actor: `Ctx` and `Output` are generic over the
+/// node's timer, and each actor's timers live with it. A cycle would tie
+/// every module on it into one unit that can only change, build and be
+/// understood together.
+#[test]
+fn the_core_modules_import_one_another_without_a_cycle() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/sim");
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for file in &files {
+        let module = file.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
+        if module == "mod.rs" {
+            continue;
+        }
+        let top = module.split('/').next().unwrap().trim_end_matches(".rs").to_string();
+        let used = sim_modules_used(&module, &fs::read_to_string(file).unwrap());
+        graph.entry(top).or_default().extend(used);
+    }
+    assert!(graph.len() >= 20 && graph["simulation"].contains("broker"), "the scan read the core: {graph:?}");
+    assert_eq!(import_cycle(&graph), None, "an import cycle among src/sim's modules");
+}
+
+#[test]
+fn the_cycle_check_finds_what_it_must() {
+    assert_eq!(
+        sim_modules_used("broker/control.rs", "use super::Ctx;\nuse super::super::node::Output;\nuse crate::sim::trace::Stage;"),
+        BTreeSet::from(["node".to_string(), "trace".to_string()])
+    );
+    assert_eq!(sim_modules_used("broker/mod.rs", "use super::view::X; // super::client"), BTreeSet::from(["view".to_string()]));
+    assert!(sim_modules_used("view.rs", "fn f() {}\n#[cfg(test)]\nmod tests { use super::broker::B; }").is_empty());
+    let graph = |edges: &[(&str, &str)]| {
+        let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for (a, b) in edges {
+            g.entry(a.to_string()).or_default().insert(b.to_string());
+            g.entry(b.to_string()).or_default();
+        }
+        g
+    };
+    assert_eq!(import_cycle(&graph(&[("a", "b"), ("b", "c")])), None);
+    assert_eq!(
+        import_cycle(&graph(&[("a", "b"), ("b", "c"), ("c", "a")])),
+        Some(vec!["a".to_string(), "b".to_string(), "c".to_string(), "a".to_string()])
+    );
 }

@@ -17,7 +17,7 @@ use super::config::TopicSpec;
 use super::control_plane::{ControlMessage, BROKER_SESSION_TIMEOUT_MS, METADATA_FETCH_MAX_WAIT_MS};
 use super::metadata::{MetadataImage, MetadataRecord, PartitionRecord};
 use super::ids::{NodeId, TopicName, TopicPartition};
-use super::node::{Ctx, Timer};
+use super::node;
 use super::placement::{assign_replicas, UsableBroker};
 use super::protocol::{ErrorCode, Message};
 use super::raft::log::RaftRecord;
@@ -28,6 +28,9 @@ use super::raft::state::RaftDurable;
 use super::trace::{ElectionTrigger, LeaderElection, Standing, TraceKind};
 use super::view::BrokerSessionView;
 use crate::sim::collections::BTreeMap;
+
+/// The context of a controller's handlers: its outputs can set only controller timers.
+pub type Ctx<'a> = node::Ctx<'a, ControllerTimer>;
 
 /// The controller's timers: its Raft node's, and the active controller's
 /// own tasks.
@@ -332,7 +335,7 @@ impl Controller {
                     self.parked.insert(broker, (correlation_id, offset));
                     ctx.timer(
                         METADATA_FETCH_MAX_WAIT_MS,
-                        Timer::Controller(ControllerTimer::FetchExpiry { broker, correlation_id }),
+                        ControllerTimer::FetchExpiry { broker, correlation_id },
                     );
                 }
             }
@@ -543,7 +546,7 @@ impl Controller {
             return;
         }
         self.session_check_due_ms = Some(deadline);
-        ctx.timer(deadline.saturating_sub(ctx.now_ms), Timer::Controller(ControllerTimer::SessionCheck { due_ms: deadline }));
+        ctx.timer(deadline.saturating_sub(ctx.now_ms), ControllerTimer::SessionCheck { due_ms: deadline });
     }
 
     /// ReplicationControlManager.maybeFenceOneStaleBroker: fences the
@@ -827,7 +830,7 @@ impl Controller {
                     ctx.send(NodeId::Controller(to), Message::Raft { from: self.id, msg });
                 }
                 RaftOutput::SetTimer { after_ms, timer } => {
-                    ctx.timer(after_ms, Timer::Controller(ControllerTimer::Raft(timer)))
+                    ctx.timer(after_ms, ControllerTimer::Raft(timer))
                 }
                 RaftOutput::Event(event) => ctx.trace(|| TraceKind::Raft { controller: self.id, event }),
             }

@@ -9,7 +9,9 @@ use super::controller::{Controller, ControllerSetup};
 use super::config::{BrokerConfig, ConsumerConfig, ProducerConfig, TopicConfig, TopicSpec};
 use super::ids::{NodeId, TopicName, TopicPartition};
 use super::log::log::LogError;
-use super::node::{Ctx, Output, Timer};
+use super::client::ClientTimer;
+use super::controller::ControllerTimer;
+use super::node::{Ctx, Output};
 use super::placement::{assign_replicas, UsableBroker};
 use super::protocol::{ErrorCode, Message};
 use super::raft::config::RaftConfig;
@@ -332,6 +334,58 @@ impl fmt::Display for CommandError {
 
 impl std::error::Error for CommandError {}
 
+/// A timer a node set for itself, tagged with the kind of node, as the event
+/// queue keeps it. Each node sets only its own kind (`Ctx` is typed by it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Timer {
+    Broker(BrokerTimer),
+    Client(ClientTimer),
+    Controller(ControllerTimer),
+}
+
+impl From<BrokerTimer> for Timer {
+    fn from(t: BrokerTimer) -> Self {
+        Timer::Broker(t)
+    }
+}
+
+impl From<ClientTimer> for Timer {
+    fn from(t: ClientTimer) -> Self {
+        Timer::Client(t)
+    }
+}
+
+impl From<ControllerTimer> for Timer {
+    fn from(t: ControllerTimer) -> Self {
+        Timer::Controller(t)
+    }
+}
+
+/// One output list per kind of node. They serve every step, so a step
+/// allocates nothing for its outputs once the lists have grown; only the
+/// stepped node's list fills.
+#[derive(Default)]
+struct Outputs {
+    broker: Vec<Output<BrokerTimer>>,
+    client: Vec<Output<ClientTimer>>,
+    controller: Vec<Output<ControllerTimer>>,
+}
+
+// The lists are empty between steps, and a snapshot or a debug print is
+// only ever taken between steps: there is nothing to copy or show, and
+// deriving either would add a copy of the code per kind of node to the page.
+impl Clone for Outputs {
+    fn clone(&self) -> Self {
+        Outputs::default()
+    }
+}
+
+impl fmt::Debug for Outputs {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Outputs")
+    }
+}
+
 #[derive(Clone, Debug)]
 enum Event {
     /// `incarnation`: the receiver's when the message left; a message to an
@@ -483,8 +537,8 @@ pub struct Simulation {
     /// The network partitions in place: each cuts every link between its two
     /// sides, both ways.
     cuts: Vec<(BTreeSet<NodeId>, BTreeSet<NodeId>)>,
-    /// The output list handlers write to, empty between steps.
-    out: Vec<Output>,
+    /// The output lists handlers write to, empty between steps.
+    outs: Outputs,
     /// The node the last step was handed to: only its state changed, so
     /// the invariant checker looks at it alone.
     last_node: Option<NodeId>,
@@ -642,7 +696,7 @@ impl Simulation {
             down: Default::default(),
             incarnations: BTreeMap::new(),
             cuts: Vec::new(),
-            out: Vec::new(),
+            outs: Outputs::default(),
             last_node: None,
             metadata_committed: 0,
             elections: BTreeMap::new(),
@@ -904,9 +958,7 @@ impl Simulation {
     fn run_event(&mut self, next: Scheduled) {
         self.now_ms = next.at_ms;
         self.steps += 1;
-        // One output list serves every step, so a step allocates nothing
-        // for it once it has grown.
-        let mut out = std::mem::take(&mut self.out);
+        let mut outs = std::mem::take(&mut self.outs);
         let node_id = match next.event {
             Event::Deliver { from, to, msg, .. } if self.is_cut(from, to) => {
                 // Lost on a partitioned network: nothing comes back, the
@@ -938,10 +990,14 @@ impl Simulation {
             }
             Event::Disconnected { node, peer, refused, .. } => {
                 self.record(node, TraceKind::Disconnected { node, peer, refused });
-                let mut ctx = Ctx { now_ms: self.now_ms, me: node, rng: &mut self.rng, out: &mut out, tracing: self.record_trace };
+                let (now_ms, tracing) = (self.now_ms, self.record_trace);
                 match self.nodes.get_mut(&node) {
-                    Some(Node::Broker(b)) => b.on_disconnect(&mut ctx, peer),
-                    Some(Node::Client(c)) => c.on_disconnect(&mut ctx, peer),
+                    Some(Node::Broker(b)) => {
+                        b.on_disconnect(&mut Ctx { now_ms, me: node, rng: &mut self.rng, out: &mut outs.broker, tracing }, peer)
+                    }
+                    Some(Node::Client(c)) => {
+                        c.on_disconnect(&mut Ctx { now_ms, me: node, rng: &mut self.rng, out: &mut outs.client, tracing }, peer)
+                    }
                     // The quorum's own timeouts and retries cover a lost
                     // peer (KafkaRaftClient treats a failed request alike).
                     Some(Node::Controller(_)) | None => {}
@@ -949,44 +1005,57 @@ impl Simulation {
                 node
             }
             Event::Deliver { from, to, msg, .. } => {
-                let mut ctx = Ctx { now_ms: self.now_ms, me: to, rng: &mut self.rng, out: &mut out, tracing: self.record_trace };
+                let (now_ms, tracing) = (self.now_ms, self.record_trace);
                 match self.nodes.get_mut(&to) {
-                    Some(Node::Broker(b)) => b.on_message(&mut ctx, from, msg),
-                    Some(Node::Client(c)) => c.on_message(&mut ctx, from, msg),
-                    Some(Node::Controller(c)) => c.on_message(&mut ctx, from, msg),
+                    Some(Node::Broker(b)) => {
+                        b.on_message(&mut Ctx { now_ms, me: to, rng: &mut self.rng, out: &mut outs.broker, tracing }, from, msg)
+                    }
+                    Some(Node::Client(c)) => {
+                        c.on_message(&mut Ctx { now_ms, me: to, rng: &mut self.rng, out: &mut outs.client, tracing }, from, msg)
+                    }
+                    Some(Node::Controller(c)) => {
+                        c.on_message(&mut Ctx { now_ms, me: to, rng: &mut self.rng, out: &mut outs.controller, tracing }, from, msg)
+                    }
                     None => {}
                 }
                 to
             }
             Event::Timer { node, timer, .. } => {
-                let mut ctx = Ctx { now_ms: self.now_ms, me: node, rng: &mut self.rng, out: &mut out, tracing: self.record_trace };
+                let (now_ms, tracing) = (self.now_ms, self.record_trace);
                 match (self.nodes.get_mut(&node), timer) {
                     (Some(Node::Broker(b)), Timer::Broker(t)) => {
+                        let mut ctx = Ctx { now_ms, me: node, rng: &mut self.rng, out: &mut outs.broker, tracing };
                         if t == BrokerTimer::Startup {
                             ctx.trace(|| TraceKind::BrokerStarted { broker: b.id() });
                         }
                         b.on_timer(&mut ctx, t)
                     }
-                    (Some(Node::Client(c)), Timer::Client(t)) => c.on_timer(&mut ctx, t),
-                    (Some(Node::Controller(c)), Timer::Controller(t)) => c.on_timer(&mut ctx, t),
+                    (Some(Node::Client(c)), Timer::Client(t)) => {
+                        c.on_timer(&mut Ctx { now_ms, me: node, rng: &mut self.rng, out: &mut outs.client, tracing }, t)
+                    }
+                    (Some(Node::Controller(c)), Timer::Controller(t)) => {
+                        c.on_timer(&mut Ctx { now_ms, me: node, rng: &mut self.rng, out: &mut outs.controller, tracing }, t)
+                    }
                     _ => {}
                 }
                 node
             }
             Event::ControllerStart(id) => {
                 let node = NodeId::Controller(id);
-                let mut ctx = Ctx { now_ms: self.now_ms, me: node, rng: &mut self.rng, out: &mut out, tracing: self.record_trace };
+                let mut ctx = Ctx { now_ms: self.now_ms, me: node, rng: &mut self.rng, out: &mut outs.controller, tracing: self.record_trace };
                 if let Some(Node::Controller(c)) = self.nodes.get_mut(&node) {
                     ctx.trace(|| TraceKind::ControllerStarted { controller: id, recovered: false, log_end_offset: 0 });
                     c.on_start(&mut ctx);
                 }
                 node
             }
-            Event::Command(command) => self.run_command(command, &mut out),
+            Event::Command(command) => self.run_command(command, &mut outs),
         };
         self.last_node = Some(node_id);
-        self.apply(node_id, &mut out);
-        self.out = out;
+        self.apply(node_id, &mut outs.broker);
+        self.apply(node_id, &mut outs.client);
+        self.apply(node_id, &mut outs.controller);
+        self.outs = outs;
         // Only a controller's step can move a metadata high watermark.
         if let NodeId::Controller(id) = node_id {
             if let Some(hw) = self.controller(id).and_then(|c| c.raft()?.high_watermark()) {
@@ -1003,7 +1072,7 @@ impl Simulation {
         self.now_ms = self.now_ms.max(until_ms);
     }
 
-    fn run_command(&mut self, command: Command, out: &mut Vec<Output>) -> NodeId {
+    fn run_command(&mut self, command: Command, outs: &mut Outputs) -> NodeId {
         let now = self.now_ms;
         match command {
             Command::Produce { client, topic, key, value, headers, partition, timestamp_ms } => {
@@ -1016,7 +1085,7 @@ impl Simulation {
                     headers: headers.into_iter().map(|(k, v)| Header { key: k, value: Some(v.into_bytes()) }).collect(),
                     timestamp_ms: timestamp_ms.unwrap_or(now as i64),
                 };
-                let mut ctx = Ctx { now_ms: now, me, rng: &mut self.rng, out, tracing: self.record_trace };
+                let mut ctx = Ctx { now_ms: now, me, rng: &mut self.rng, out: &mut outs.client, tracing: self.record_trace };
                 if let Some(Node::Client(c)) = self.nodes.get_mut(&me) {
                     if let Client::Producer(p) = c.as_mut() {
                         p.send(&mut ctx, record);
@@ -1027,7 +1096,7 @@ impl Simulation {
             Command::Fetch { client, topic, partition, offset, min_bytes, max_wait_ms } => {
                 let me = NodeId::Client(client);
                 let spec = FetchSpec { partition: TopicPartition::new(topic, partition), offset, min_bytes, max_wait_ms };
-                let mut ctx = Ctx { now_ms: now, me, rng: &mut self.rng, out, tracing: self.record_trace };
+                let mut ctx = Ctx { now_ms: now, me, rng: &mut self.rng, out: &mut outs.client, tracing: self.record_trace };
                 if let Some(Node::Client(c)) = self.nodes.get_mut(&me) {
                     if let Client::Consumer(x) = c.as_mut() {
                         x.fetch(&mut ctx, spec);
@@ -1038,14 +1107,14 @@ impl Simulation {
             Command::KillBroker { broker } => {
                 let me = NodeId::Broker(broker);
                 if self.record_trace {
-                    out.push(Output::Trace(TraceKind::BrokerStopped { broker }));
+                    outs.broker.push(Output::Trace(TraceKind::BrokerStopped { broker }));
                 }
                 self.stop_broker(broker);
                 me
             }
             Command::ShutdownBroker { broker } => {
                 let me = NodeId::Broker(broker);
-                let mut ctx = Ctx { now_ms: now, me, rng: &mut self.rng, out, tracing: self.record_trace };
+                let mut ctx = Ctx { now_ms: now, me, rng: &mut self.rng, out: &mut outs.broker, tracing: self.record_trace };
                 if let Some(Node::Broker(b)) = self.nodes.get_mut(&me) {
                     b.begin_controlled_shutdown(&mut ctx);
                 }
@@ -1056,7 +1125,8 @@ impl Simulation {
                     (a.nodes().into_iter().collect(), b.nodes().into_iter().collect());
                 if self.record_trace {
                     let (sa, sb) = (a.iter().copied().collect(), b.iter().copied().collect());
-                    out.push(Output::Trace(TraceKind::NetworkPartitioned { a: sa, b: sb }));
+                    // The trace event names no node of its own; any list carries it.
+                    outs.broker.push(Output::Trace(TraceKind::NetworkPartitioned { a: sa, b: sb }));
                 }
                 self.cuts.push((a, b));
                 // The trace names no node of its own; the first of side a stands in.
@@ -1068,7 +1138,7 @@ impl Simulation {
                 let first = self.cuts.first().and_then(|(a, _)| a.first().copied()).unwrap_or(NodeId::Broker(0));
                 self.cuts.clear();
                 if self.record_trace {
-                    out.push(Output::Trace(TraceKind::NetworkHealed { cuts }));
+                    outs.broker.push(Output::Trace(TraceKind::NetworkHealed { cuts }));
                 }
                 first
             }
@@ -1076,13 +1146,13 @@ impl Simulation {
                 let me = NodeId::Broker(broker);
                 self.down.remove(&me);
                 // The new process starts its threads as the next step.
-                out.push(Output::Timer { after_ms: 0, timer: Timer::Broker(BrokerTimer::Startup) });
+                outs.broker.push(Output::Timer { after_ms: 0, timer: BrokerTimer::Startup });
                 me
             }
             Command::KillController { controller } | Command::RestartController { controller } => {
                 let me = NodeId::Controller(controller);
                 let restart = matches!(command, Command::RestartController { .. });
-                let mut ctx = Ctx { now_ms: now, me, rng: &mut self.rng, out, tracing: self.record_trace };
+                let mut ctx = Ctx { now_ms: now, me, rng: &mut self.rng, out: &mut outs.controller, tracing: self.record_trace };
                 if let Some(Node::Controller(c)) = self.nodes.get_mut(&me) {
                     if restart {
                         c.restart(&mut ctx);
@@ -1146,35 +1216,14 @@ impl Simulation {
         &self.cuts
     }
 
-    fn apply(&mut self, node: NodeId, out: &mut Vec<Output>) {
+    fn apply<T: Into<Timer>>(&mut self, node: NodeId, out: &mut Vec<Output<T>>) {
         let mut stop = false;
         for output in out.drain(..) {
             match output {
-                Output::Send { to, msg } => {
-                    let jitter = self.rng.range(0, self.config.link_jitter_ms + 1);
-                    let mut arrives = self.now_ms + self.config.link_latency_ms + jitter;
-                    let last = self.nodes.last_arrival_mut(node, to);
-                    arrives = arrives.max(*last);
-                    *last = arrives;
-                    if let Some(rpc) = msg.control_plane_rpc() {
-                        self.record(node, TraceKind::RaftSent { rpc, to, arrives_at_ms: arrives });
-                    } else {
-                        let direction = match &msg {
-                            Message::Response(_) => Direction::Response,
-                            _ => Direction::Request,
-                        };
-                        self.record(
-                            node,
-                            TraceKind::Sent { request: msg.request_id(), api: msg.api_key(), direction, to, arrives_at_ms: arrives },
-                        );
-                    }
-                    let after = arrives - self.now_ms;
-                    let incarnation = self.incarnation(to);
-                    self.schedule(after, Event::Deliver { from: node, to, msg, sent_at_ms: self.now_ms, incarnation });
-                }
+                Output::Send { to, msg } => self.send(node, to, msg),
                 Output::Timer { after_ms, timer } => {
                     let incarnation = self.incarnation(node);
-                    self.schedule(after_ms, Event::Timer { node, timer, incarnation })
+                    self.schedule(after_ms, Event::Timer { node, timer: timer.into(), incarnation })
                 }
                 Output::Trace(kind) => self.record(node, kind),
                 Output::Stop => stop = true,
@@ -1186,6 +1235,28 @@ impl Simulation {
         if let (true, NodeId::Broker(broker)) = (stop, node) {
             self.stop_broker(broker);
         }
+    }
+
+    /// Puts a message on the link from `node` to `to`: the bulk of carrying
+    /// out an output, kept out of `apply`, which has a copy per kind of node.
+    fn send(&mut self, node: NodeId, to: NodeId, msg: Message) {
+        let jitter = self.rng.range(0, self.config.link_jitter_ms + 1);
+        let mut arrives = self.now_ms + self.config.link_latency_ms + jitter;
+        let last = self.nodes.last_arrival_mut(node, to);
+        arrives = arrives.max(*last);
+        *last = arrives;
+        if let Some(rpc) = msg.control_plane_rpc() {
+            self.record(node, TraceKind::RaftSent { rpc, to, arrives_at_ms: arrives });
+        } else {
+            let direction = match &msg {
+                Message::Response(_) => Direction::Response,
+                _ => Direction::Request,
+            };
+            self.record(node, TraceKind::Sent { request: msg.request_id(), api: msg.api_key(), direction, to, arrives_at_ms: arrives });
+        }
+        let after = arrives - self.now_ms;
+        let incarnation = self.incarnation(to);
+        self.schedule(after, Event::Deliver { from: node, to, msg, sent_at_ms: self.now_ms, incarnation });
     }
 
     fn incarnation(&self, node: NodeId) -> u32 {
@@ -1368,6 +1439,6 @@ impl Simulation {
         broker: u32,
         segment_base_offset: i64,
     ) -> Option<Vec<super::view::BatchInspection>> {
-        super::view::inspect_segment(self.broker(broker)?, partition, segment_base_offset)
+        super::view::inspect_segment(&self.broker(broker)?.partition(partition)?.log, segment_base_offset)
     }
 }

@@ -509,14 +509,11 @@ pub struct BatchInspection {
     pub fields: Vec<super::record::batch::FieldSpan>,
 }
 
-/// The batches of one segment of one replica, decoded field by field.
-/// Computed on demand rather than in every view, since it copies bytes.
-pub fn inspect_segment(
-    broker: &super::broker::Broker,
-    partition: &TopicPartition,
-    segment_base_offset: i64,
-) -> Option<Vec<BatchInspection>> {
-    let log = &broker.partition(partition)?.log;
+/// The batches of one segment of one replica's log, decoded field by
+/// field. Computed on demand rather than in every view, since it copies
+/// bytes. It takes the log, not the broker, so the view types depend on no
+/// broker internals (the broker builds its own view from them).
+pub fn inspect_segment(log: &super::log::log::Log, segment_base_offset: i64) -> Option<Vec<BatchInspection>> {
     let batches = log.batches_in(segment_base_offset).ok()?;
     Some(
         batches

@@ -13,7 +13,7 @@
 use kafkascope::sim::broker::{Broker, BrokerTimer, MetadataCache, PartitionAssignment};
 use kafkascope::sim::config::{BrokerConfig, TopicConfig};
 use kafkascope::sim::ids::{NodeId, TopicPartition};
-use kafkascope::sim::node::{Ctx, Output, Timer};
+use kafkascope::sim::node::{Ctx, Output};
 use kafkascope::sim::protocol::Message;
 use kafkascope::sim::rng::SimRng;
 use kafkascope::sim::trace::TraceKind;
@@ -134,7 +134,7 @@ impl Harness {
         self.now_ms = self.now_ms.max(until_ms);
     }
 
-    fn apply(&mut self, broker: u32, out: Vec<Output>) {
+    fn apply(&mut self, broker: u32, out: Vec<Output<BrokerTimer>>) {
         for o in out {
             match o {
                 Output::Send { to, msg } => match to {
@@ -143,8 +143,7 @@ impl Harness {
                     }
                     _ => self.outbox.push(Sent { time_ms: self.now_ms, from: broker, to, msg }),
                 },
-                Output::Timer { after_ms, timer: Timer::Broker(timer) } => self.schedule(after_ms, Event::Timer { broker, timer }),
-                Output::Timer { .. } => panic!("a broker set a client timer"),
+                Output::Timer { after_ms, timer } => self.schedule(after_ms, Event::Timer { broker, timer }),
                 Output::Trace(kind) => self.trace.push((self.now_ms, broker, kind)),
                 Output::Stop => panic!("a broker without a controller stopped itself"),
                 // The harness's clients are the test itself; the broker's

@@ -10,7 +10,7 @@ use super::super::control_plane::{ControlMessage, BROKER_HEARTBEAT_INTERVAL_MS, 
 use super::super::metadata::{MetadataRecord, PartitionRecord};
 use super::super::ids::{NodeId, TopicPartition};
 use super::super::log::log::Log;
-use super::super::node::{Ctx, Timer};
+use super::Ctx;
 use super::super::protocol::{ErrorCode, Message};
 use super::super::trace::TraceKind;
 use super::partition::Partition;
@@ -228,7 +228,7 @@ impl Broker {
         let after_ms = if std::mem::take(&mut c.next_immediate) { 0 } else { after_ms };
         let due_ms = ctx.now_ms + after_ms;
         c.communication_due_ms = Some(due_ms);
-        ctx.timer(after_ms, Timer::Broker(BrokerTimer::ControllerCommunication { due_ms }));
+        ctx.timer(after_ms, BrokerTimer::ControllerCommunication { due_ms });
     }
 
     /// BrokerLifecycleManager.scheduleNextCommunicationAfterFailure: the
@@ -268,7 +268,7 @@ impl Broker {
         let correlation_id = c.correlation_id();
         c.heartbeat_in_flight = Some(correlation_id);
         c.communication_to = to;
-        ctx.timer(CONTROLLER_REQUEST_TIMEOUT_MS, Timer::Broker(BrokerTimer::ControllerRequestTimeout { correlation_id }));
+        ctx.timer(CONTROLLER_REQUEST_TIMEOUT_MS, BrokerTimer::ControllerRequestTimeout { correlation_id });
         let (metadata_offset, want_shut_down) = (c.metadata_offset, c.want_shut_down);
         ctx.send(
             NodeId::Controller(to),
@@ -324,7 +324,7 @@ impl Broker {
                 }
                 if (lost_heartbeat || lost_registration || lost_fetch || lost_alter) && !c.reconnect_pending {
                     c.reconnect_pending = true;
-                    ctx.timer(c.reconnect_backoff_ms, Timer::Broker(BrokerTimer::ControllerReconnect));
+                    ctx.timer(c.reconnect_backoff_ms, BrokerTimer::ControllerReconnect);
                     c.reconnect_backoff_ms = (c.reconnect_backoff_ms * 2).min(RECONNECT_BACKOFF_MAX_MS);
                 }
             }
@@ -393,7 +393,7 @@ impl Broker {
             NodeId::Controller(to),
             Message::Control(ControlMessage::BrokerRegistrationRequest { broker: me, correlation_id, incarnation }),
         );
-        ctx.timer(CONTROLLER_REQUEST_TIMEOUT_MS, Timer::Broker(BrokerTimer::ControllerRequestTimeout { correlation_id }));
+        ctx.timer(CONTROLLER_REQUEST_TIMEOUT_MS, BrokerTimer::ControllerRequestTimeout { correlation_id });
     }
 
     fn send_metadata_fetch(&mut self, ctx: &mut Ctx) {
@@ -411,7 +411,7 @@ impl Broker {
             NodeId::Controller(to),
             Message::Control(ControlMessage::MetadataFetchRequest { broker: me, correlation_id, offset }),
         );
-        ctx.timer(CONTROLLER_REQUEST_TIMEOUT_MS, Timer::Broker(BrokerTimer::ControllerRequestTimeout { correlation_id }));
+        ctx.timer(CONTROLLER_REQUEST_TIMEOUT_MS, BrokerTimer::ControllerRequestTimeout { correlation_id });
     }
 
     pub(super) fn on_control_timer(&mut self, ctx: &mut Ctx, timer: BrokerTimer) {
@@ -535,7 +535,7 @@ impl Broker {
                 if error != ErrorCode::None {
                     c.leader = leader_hint.filter(|l| *l != from);
                     let backoff = if c.leader.is_some() { 0 } else { CONTROLLER_RETRY_BACKOFF_MS };
-                    ctx.timer(backoff, Timer::Broker(BrokerTimer::MetadataFetch));
+                    ctx.timer(backoff, BrokerTimer::MetadataFetch);
                     return;
                 }
                 c.leader = Some(from);
@@ -586,7 +586,7 @@ impl Broker {
                             c.leader = leader_hint.filter(|l| *l != from);
                         }
                         let backoff = if c.leader.is_some() { 0 } else { ALTER_PARTITION_RETRY_MS };
-                        ctx.timer(backoff, Timer::Broker(BrokerTimer::AlterPartitionRetry));
+                        ctx.timer(backoff, BrokerTimer::AlterPartitionRetry);
                     }
                 }
             }
@@ -742,7 +742,7 @@ impl Broker {
         let correlation_id = c.correlation_id();
         c.alter_in_flight.retain(|(t, _, _)| t != tp);
         c.alter_in_flight.push((tp.clone(), correlation_id, to));
-        ctx.timer(CONTROLLER_REQUEST_TIMEOUT_MS, Timer::Broker(BrokerTimer::ControllerRequestTimeout { correlation_id }));
+        ctx.timer(CONTROLLER_REQUEST_TIMEOUT_MS, BrokerTimer::ControllerRequestTimeout { correlation_id });
         ctx.send(
             NodeId::Controller(to),
             Message::Control(ControlMessage::AlterPartitionRequest {

@@ -4,7 +4,7 @@
 //! tells the leader how far the follower got.
 
 use super::super::ids::{NodeId, TopicPartition};
-use super::super::node::{Ctx, Timer};
+use super::Ctx;
 use super::super::protocol::{
     ErrorCode, FetchPartition, FetchRequest, Message, Request, RequestBody, Response, ResponseBody,
 };
@@ -45,7 +45,7 @@ impl Broker {
         let f = self.fetchers.entry(leader).or_default();
         if !f.scheduled && f.in_flight.is_none() {
             f.scheduled = true;
-            ctx.timer(after_ms, Timer::Broker(BrokerTimer::ReplicaFetch { leader }));
+            ctx.timer(after_ms, BrokerTimer::ReplicaFetch { leader });
         }
     }
 
@@ -92,7 +92,7 @@ impl Broker {
         if self.control.is_some() {
             ctx.timer(
                 REPLICA_SOCKET_TIMEOUT_MS,
-                Timer::Broker(BrokerTimer::ReplicaFetchTimeout { leader, correlation_id }),
+                BrokerTimer::ReplicaFetchTimeout { leader, correlation_id },
             );
         }
     }

@@ -4,7 +4,7 @@
 
 use super::super::config::TimestampType as TopicTimestampType;
 use super::super::ids::{NodeId, RequestId, TopicPartition};
-use super::super::node::{Ctx, Timer};
+use super::Ctx;
 use super::super::protocol::{
     ApiKey, EpochEndOffset, ErrorCode, FetchPartitionResponse, FetchRequest, PartitionMetadata,
     ProducePartitionResponse, ProduceRequest, RequestBody, Response, ResponseBody,
@@ -102,7 +102,7 @@ impl Broker {
             }
         };
         self.io_threads[thread as usize].work = Some(IoWork::Done { client, request: id, api, outcome, stage });
-        ctx.timer(0, Timer::Broker(BrokerTimer::IoRespond { thread }));
+        ctx.timer(0, BrokerTimer::IoRespond { thread });
     }
 
     pub(super) fn io_respond(&mut self, ctx: &mut Ctx, thread: u32) {
@@ -679,7 +679,7 @@ impl Broker {
         if let Some(at) = next {
             let at = (at.max(0) as u64).max(ctx.now_ms);
             if self.purgatory_ticks.insert(at) {
-                ctx.timer(at - ctx.now_ms, Timer::Broker(BrokerTimer::PurgatoryTick));
+                ctx.timer(at - ctx.now_ms, BrokerTimer::PurgatoryTick);
             }
         }
     }
@@ -727,7 +727,7 @@ impl Broker {
                 self.maybe_advance_high_watermark(ctx, &tp);
             }
         }
-        ctx.timer(lag_max / 2, Timer::Broker(BrokerTimer::IsrExpiration));
+        ctx.timer(lag_max / 2, BrokerTimer::IsrExpiration);
     }
 
     /// Kafka's log retention task: whole segments below the HW.
@@ -745,7 +745,7 @@ impl Broker {
                 });
             }
         }
-        ctx.timer(self.config.log_retention_check_interval_ms, Timer::Broker(BrokerTimer::RetentionCheck));
+        ctx.timer(self.config.log_retention_check_interval_ms, BrokerTimer::RetentionCheck);
     }
 }
 

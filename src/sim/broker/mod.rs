@@ -13,7 +13,7 @@ mod view;
 use super::config::{BrokerConfig, TopicConfig};
 use super::ids::{NodeId, RequestId, TopicPartition};
 use super::log::log::Log;
-use super::node::{Ctx, Timer};
+use super::node;
 use super::protocol::{Message, Request, Response};
 use super::purgatory::purgatory::Purgatory;
 use super::trace::Stage;
@@ -23,6 +23,9 @@ use partition::Partition;
 use crate::sim::collections::{BTreeMap, BTreeSet};
 use std::collections::VecDeque;
 
+
+/// The context of a broker's handlers: its outputs can set only broker timers.
+pub type Ctx<'a> = node::Ctx<'a, BrokerTimer>;
 
 /// A broker's timers: each completes one hop of the request path or runs one
 /// of Kafka's periodic tasks.
@@ -271,10 +274,10 @@ impl Broker {
     }
 
     fn startup(&mut self, ctx: &mut Ctx) {
-        ctx.timer(self.config.replica_lag_time_max_ms / 2, Timer::Broker(BrokerTimer::IsrExpiration));
+        ctx.timer(self.config.replica_lag_time_max_ms / 2, BrokerTimer::IsrExpiration);
         // LogManager.startup schedules kafka-log-retention to run first after
         // log.initial.task.delay.ms, then every log.retention.check.interval.ms.
-        ctx.timer(self.config.log_initial_task_delay_ms, Timer::Broker(BrokerTimer::RetentionCheck));
+        ctx.timer(self.config.log_initial_task_delay_ms, BrokerTimer::RetentionCheck);
         self.start_fetchers(ctx);
         self.control_startup(ctx);
     }

@@ -7,7 +7,7 @@
 //! schedules a zero-delay "poll" timer instead of grabbing work in the same step.
 
 use super::super::ids::NodeId;
-use super::super::node::{Ctx, Timer};
+use super::Ctx;
 use super::super::protocol::{Message, Request};
 use super::super::trace::{Direction, Stage, TraceKind};
 use super::{Broker, BrokerTimer, Connection, IoWork, NetworkWork};
@@ -80,7 +80,7 @@ impl Broker {
         let t = &mut self.network_threads[thread as usize];
         if has_work && t.work.is_none() && t.blocked.is_none() && !t.poll_scheduled {
             t.poll_scheduled = true;
-            ctx.timer(0, Timer::Broker(BrokerTimer::NetworkPoll { thread }));
+            ctx.timer(0, BrokerTimer::NetworkPoll { thread });
         }
     }
 
@@ -94,7 +94,7 @@ impl Broker {
         }
         if let Some((n, t)) = self.io_threads.iter_mut().enumerate().find(|(_, t)| t.work.is_none()) {
             t.poll_scheduled = true;
-            ctx.timer(0, Timer::Broker(BrokerTimer::IoPoll { thread: n as u32 }));
+            ctx.timer(0, BrokerTimer::IoPoll { thread: n as u32 });
         }
     }
 
@@ -116,7 +116,7 @@ impl Broker {
                 to: Stage::NetworkThread(thread),
             });
             t.work = Some(NetworkWork::Writing { client, response });
-            ctx.timer(cost, Timer::Broker(BrokerTimer::NetworkDone { thread }));
+            ctx.timer(cost, BrokerTimer::NetworkDone { thread });
             return;
         }
         let count = t.connections.len();
@@ -137,7 +137,7 @@ impl Broker {
                     to: Stage::NetworkThread(thread),
                 });
                 t.work = Some(NetworkWork::Reading { client, request });
-                ctx.timer(cost, Timer::Broker(BrokerTimer::NetworkDone { thread }));
+                ctx.timer(cost, BrokerTimer::NetworkDone { thread });
                 return;
             }
         }
@@ -182,7 +182,7 @@ impl Broker {
                 conn.send_buffer.push_back(response);
                 conn.muted = false;
                 ctx.trace(|| TraceKind::ConnectionMuted { client, muted: false });
-                ctx.timer(0, Timer::Broker(BrokerTimer::SocketFlush { client }));
+                ctx.timer(0, BrokerTimer::SocketFlush { client });
                 self.wake_network_thread(ctx, thread);
             }
             None => {}
@@ -214,7 +214,7 @@ impl Broker {
             to: Stage::IoThread(thread),
         });
         self.io_threads[thread as usize].work = Some(IoWork::Handling { client, request });
-        ctx.timer(cost, Timer::Broker(BrokerTimer::IoHandle { thread }));
+        ctx.timer(cost, BrokerTimer::IoHandle { thread });
         self.unblock_network_thread(ctx);
         self.wake_io_thread(ctx);
     }

@@ -4,7 +4,7 @@
 
 use super::super::config::ConsumerConfig;
 use super::super::ids::{NodeId, RequestId, TopicPartition};
-use super::super::node::{Ctx, Timer};
+use super::Ctx;
 use super::super::protocol::{ErrorCode, FetchPartition, FetchRequest, Message, Request, RequestBody, ResponseBody};
 use super::super::record::batch;
 use super::super::trace::{Direction, Stage, TraceKind};
@@ -137,7 +137,7 @@ impl Consumer {
         self.in_flight.insert(id.correlation_id, (self.fetches.len(), leader));
         self.fetches.push(FetchOutcome { request: id, partition: spec.partition.clone(), fetch_offset: position, result: None });
         ctx.send(NodeId::Broker(leader), Message::Request(request));
-        ctx.timer(self.config.request_timeout_ms, Timer::Client(ClientTimer::RequestTimeout { correlation_id: id.correlation_id }));
+        ctx.timer(self.config.request_timeout_ms, ClientTimer::RequestTimeout { correlation_id: id.correlation_id });
     }
 
     /// NetworkClient.handleTimedOutRequests: a fetch unanswered for

@@ -3,7 +3,7 @@
 //! Metadata request, as Kafka's NetworkClient does.
 
 use super::super::ids::{NodeId, RequestId, TopicName, TopicPartition};
-use super::super::node::{Ctx, Timer};
+use super::Ctx;
 use super::ClientTimer;
 use super::super::protocol::{ErrorCode, Message, Request, RequestBody, ResponseBody};
 use super::super::trace::TraceKind;
@@ -79,7 +79,7 @@ impl MetadataState {
         let topics = self.topics_wanted.iter().cloned().collect();
         ctx.send(NodeId::Broker(broker), Message::Request(Request { id, body: RequestBody::Metadata { topics } }));
         if let Some(t) = self.timeout_ms {
-            ctx.timer(t, Timer::Client(ClientTimer::MetadataTimeout { correlation_id: id.correlation_id }));
+            ctx.timer(t, ClientTimer::MetadataTimeout { correlation_id: id.correlation_id });
         }
     }
 
@@ -105,7 +105,7 @@ impl MetadataState {
         if found.is_none() && !self.retry_scheduled {
             self.retry_scheduled = true;
             let first = self.bootstrap.iter().filter_map(backoff).min().unwrap_or(now);
-            ctx.timer(first - now, Timer::Client(ClientTimer::MetadataRetry));
+            ctx.timer(first - now, ClientTimer::MetadataRetry);
         }
         found
     }

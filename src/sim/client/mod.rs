@@ -7,10 +7,13 @@ pub mod metadata;
 pub mod producer;
 
 use super::ids::NodeId;
-use super::node::Ctx;
+use super::node;
 use super::protocol::Message;
 use consumer::Consumer;
 use producer::Producer;
+
+/// The context of a client's handlers: its outputs can set only client timers.
+pub type Ctx<'a> = node::Ctx<'a, ClientTimer>;
 
 /// A client's timers.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -6,7 +6,7 @@
 
 use super::super::config::{Partitioner, ProducerConfig};
 use super::super::ids::{NodeId, RequestId, TopicName, TopicPartition};
-use super::super::node::{Ctx, Timer};
+use super::Ctx;
 use super::super::protocol::{
     ErrorCode, Message, ProducePartition, ProduceRequest, Request, RequestBody, ResponseBody,
 };
@@ -298,7 +298,7 @@ impl Producer {
             let id = self.next_batch_id;
             self.next_batch_id += 1;
             queue.push_back(ProducerBatch::empty(id, tp.clone(), r.timestamp_ms, ctx.now_ms));
-            ctx.timer(self.config.linger_ms, Timer::Client(ClientTimer::Linger { batch: id }));
+            ctx.timer(self.config.linger_ms, ClientTimer::Linger { batch: id });
         }
         let batch = queue.back_mut().expect("an open batch was ensured");
         // The accumulator refuses a record only if it can never fit a batch;
@@ -572,7 +572,7 @@ impl Producer {
         self.in_flight.insert(id.correlation_id, InFlight { node, sent_ms: ctx.now_ms, timeout_at_ms, batches });
         ctx.timer(
             self.config.request_timeout_ms,
-            Timer::Client(ClientTimer::RequestTimeout { correlation_id: id.correlation_id }),
+            ClientTimer::RequestTimeout { correlation_id: id.correlation_id },
         );
     }
 
@@ -605,7 +605,7 @@ impl Producer {
         if self.metadata.timeout_ms.is_some() {
             ctx.timer(
                 self.config.request_timeout_ms,
-                Timer::Client(ClientTimer::RequestTimeout { correlation_id: id.correlation_id }),
+                ClientTimer::RequestTimeout { correlation_id: id.correlation_id },
             );
         }
     }
@@ -693,7 +693,7 @@ impl Producer {
         if !self.metadata_refresh_armed {
             self.metadata_refresh_armed = true;
             let backoff = retry_backoff_ms(&self.config, 1, ctx.rng);
-            ctx.timer(backoff.min(deadline - now), Timer::Client(ClientTimer::MetadataRefresh));
+            ctx.timer(backoff.min(deadline - now), ClientTimer::MetadataRefresh);
         }
     }
 
@@ -867,7 +867,7 @@ impl Producer {
             b.backoff_until_ms = now + backoff;
             let batch = b.id;
             self.requeue(b);
-            ctx.timer(backoff.min(left), Timer::Client(ClientTimer::RetryBackoff { batch }));
+            ctx.timer(backoff.min(left), ClientTimer::RetryBackoff { batch });
         } else {
             self.fail(&b, error);
         }
