@@ -56,15 +56,22 @@ pub fn map_size(layout: Layout) -> (f64, f64) {
     }
 }
 
+/// How wide a countdown's words ("election timeout in 1.9 s", the longest,
+/// about 133 map units at the label's size) may be, with a margin.
+pub const COUNTDOWN_WORDS_W: f64 = 140.0;
+
 /// Where a controller's countdown words go, beside its circle of radius
 /// `r` at (`cx`, `cy`): the point and the SVG `text-anchor`. On the wide
 /// map they sit on the side with more room, so the rightmost voter's words
-/// run left instead of past the picture's edge; on the phone, below.
+/// run left instead of past the picture's edge; on the phone, centred
+/// below, but never so near an edge that they would be cut off there (the
+/// leftmost voter's were, after killing the active controller).
 pub fn ring_label(layout: Layout, cx: f64, cy: f64, r: f64) -> (f64, f64, &'static str) {
+    let half = COUNTDOWN_WORDS_W / 2.0;
     match layout {
         Layout::Wide if cx > map_size(layout).0 / 2.0 => (cx - r - 8.0, cy + 4.0, "end"),
         Layout::Wide => (cx + r + 8.0, cy + 4.0, "start"),
-        Layout::Narrow => (cx, cy + r + 22.0, "middle"),
+        Layout::Narrow => (cx.clamp(half, map_size(layout).0 - half), cy + r + 22.0, "middle"),
     }
 }
 
@@ -341,6 +348,26 @@ mod tests {
             };
             assert!(left >= 0.0 && right <= width, "controller {id}: {left}..{right} in 0..{width}");
             assert!(right <= p.rect.x || left >= p.rect.x + p.rect.w, "controller {id}: the words miss the circle");
+        }
+    }
+
+    /// On the phone the words sit below each circle, and the outer voters'
+    /// stay inside the map too; the leftmost's ran past its left edge.
+    #[test]
+    fn every_voters_countdown_words_stay_inside_the_narrow_map() {
+        let (width, _) = map_size(Layout::Narrow);
+        let view = Session::default().view();
+        let quorum = view.quorum.as_ref().expect("a quorum");
+        assert_eq!(quorum.controllers.len(), 3);
+        for c in &quorum.controllers {
+            let p = node_place(&view, NodeId::Controller(c.id), Layout::Narrow).expect("a place");
+            let (cx, cy) = p.rect.center();
+            let (x, y, anchor) = ring_label(Layout::Narrow, cx, cy, p.rect.w / 2.0);
+            assert_eq!(anchor, "middle");
+            let (left, right) = (x - COUNTDOWN_WORDS_W / 2.0, x + COUNTDOWN_WORDS_W / 2.0);
+            assert!(left >= 0.0 && right <= width, "controller {}: {left}..{right} in 0..{width}", c.id);
+            assert!(y > p.rect.y + p.rect.h, "controller {}: the words sit below the circle", c.id);
+            assert!(left <= cx && cx <= right, "controller {}: the words are under their circle", c.id);
         }
     }
 

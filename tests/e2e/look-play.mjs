@@ -1,8 +1,10 @@
 // A developer's look at Play (not a test): kill a node, press Play at the
 // default speed, and take a screenshot every second of real time.
-//   node tests/e2e/look-play.mjs out-prefix broker|controller [seconds] [width] [height]
+//   node tests/e2e/look-play.mjs out-prefix broker|controller [seconds] [width] [height] [ko]
+// With ko, the page turns Korean once Play runs (the buttons are found by
+// their English names first).
 import { serveDist, launch, openApp } from './harness.mjs';
-const [prefix, what = 'broker', seconds = '12', width = '1280', height = '720'] = process.argv.slice(2);
+const [prefix, what = 'broker', seconds = '12', width = '1280', height = '720', lang = 'en'] = process.argv.slice(2);
 const server = await serveDist();
 const context = await launch();
 try {
@@ -17,6 +19,10 @@ try {
     await page.getByRole('button', { name: 'Kill controller 1' }).click();
   }
   await page.getByRole('button', { name: 'Play', exact: true }).click();
+  if (lang === 'ko') {
+    await page.getByRole('button', { name: 'Language' }).click();
+    await page.locator('.app[lang="ko"]').waitFor();
+  }
   const t0 = Date.now();
   for (let i = 1; i <= Number(seconds); i++) {
     await page.waitForTimeout(1000);
