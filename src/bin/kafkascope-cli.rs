@@ -12,6 +12,7 @@
 //! a malformed command line).
 
 use kafkascope::sim::broker::partition::Partition;
+use kafkascope::sim::client::producer::RecordState;
 use kafkascope::sim::ids::{NodeId, TopicPartition};
 use kafkascope::sim::log::log::Log;
 use kafkascope::sim::record::batch::{self, TimestampType};
@@ -273,7 +274,11 @@ fn demo(out: &mut Out) -> Result<(), Failure> {
     // The producer waits for the quorum to elect an active controller and
     // create the topic, as a real one started with its cluster would; the
     // demo runs until the record is acknowledged, in simulated time.
-    let acknowledged = |sim: &Simulation| RunSummary::of(sim).producers.first().is_some_and(|p| p.acknowledged == 1);
+    // The producer's own record states, not a RunSummary, which would hash
+    // the whole trace on every check.
+    let acknowledged = |sim: &Simulation| {
+        sim.producer(0).is_some_and(|p| p.records().iter().any(|r| matches!(r.state, RecordState::Acknowledged { .. })))
+    };
     while !acknowledged(&sim) && sim.now_ms() < DEMO_LIMIT_MS {
         sim.run_until(sim.now_ms() + 10);
     }

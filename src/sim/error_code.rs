@@ -135,9 +135,43 @@ impl fmt::Display for ErrorCode {
     }
 }
 
+/// Every code the simulation declares, for the tests here and the
+/// narration's (a new one goes here and in the tests' `kafkas`, whose match
+/// will not compile without it).
+#[cfg(test)]
+pub(crate) const EVERY: [ErrorCode; 27] = [
+    ErrorCode::None,
+    ErrorCode::OffsetOutOfRange,
+    ErrorCode::CorruptMessage,
+    ErrorCode::UnknownTopicOrPartition,
+    ErrorCode::LeaderNotAvailable,
+    ErrorCode::NotLeaderOrFollower,
+    ErrorCode::RequestTimedOut,
+    ErrorCode::MessageTooLarge,
+    ErrorCode::NetworkException,
+    ErrorCode::NotEnoughReplicas,
+    ErrorCode::NotEnoughReplicasAfterAppend,
+    ErrorCode::InvalidRequiredAcks,
+    ErrorCode::InvalidTimestamp,
+    ErrorCode::TopicAlreadyExists,
+    ErrorCode::InvalidPartitions,
+    ErrorCode::InvalidReplicationFactor,
+    ErrorCode::InvalidConfig,
+    ErrorCode::NotController,
+    ErrorCode::OutOfOrderSequenceNumber,
+    ErrorCode::InvalidProducerEpoch,
+    ErrorCode::FencedLeaderEpoch,
+    ErrorCode::UnknownLeaderEpoch,
+    ErrorCode::StaleBrokerEpoch,
+    ErrorCode::InvalidRecord,
+    ErrorCode::InvalidUpdateVersion,
+    ErrorCode::DuplicateBrokerRegistration,
+    ErrorCode::IneligibleReplica,
+];
+
 #[cfg(test)]
 mod tests {
-    use super::ErrorCode;
+    use super::{ErrorCode, EVERY};
 
     /// Each code as Errors.java (Apache Kafka trunk, 4.x) declares it, written
     /// out by hand from that file. The match has no wildcard, so a code added
@@ -173,38 +207,6 @@ mod tests {
             ErrorCode::IneligibleReplica => ("INELIGIBLE_REPLICA", 107),
         }
     }
-
-    /// Every code the simulation declares (a new one goes here and in
-    /// `kafkas`, whose match will not compile without it).
-    const EVERY: [ErrorCode; 27] = [
-        ErrorCode::None,
-        ErrorCode::OffsetOutOfRange,
-        ErrorCode::CorruptMessage,
-        ErrorCode::UnknownTopicOrPartition,
-        ErrorCode::LeaderNotAvailable,
-        ErrorCode::NotLeaderOrFollower,
-        ErrorCode::RequestTimedOut,
-        ErrorCode::MessageTooLarge,
-        ErrorCode::NetworkException,
-        ErrorCode::NotEnoughReplicas,
-        ErrorCode::NotEnoughReplicasAfterAppend,
-        ErrorCode::InvalidRequiredAcks,
-        ErrorCode::InvalidTimestamp,
-        ErrorCode::TopicAlreadyExists,
-        ErrorCode::InvalidPartitions,
-        ErrorCode::InvalidReplicationFactor,
-        ErrorCode::InvalidConfig,
-        ErrorCode::NotController,
-        ErrorCode::OutOfOrderSequenceNumber,
-        ErrorCode::InvalidProducerEpoch,
-        ErrorCode::FencedLeaderEpoch,
-        ErrorCode::UnknownLeaderEpoch,
-        ErrorCode::StaleBrokerEpoch,
-        ErrorCode::InvalidRecord,
-        ErrorCode::InvalidUpdateVersion,
-        ErrorCode::DuplicateBrokerRegistration,
-        ErrorCode::IneligibleReplica,
-    ];
 
     #[test]
     fn every_code_has_kafkas_name_and_number() {

@@ -360,35 +360,7 @@ fn message_kinds() -> Vec<MessageKind> {
 
 fn error_codes() -> Vec<ErrorCode> {
     use ErrorCode::*;
-    let all = vec![
-        None,
-        OffsetOutOfRange,
-        CorruptMessage,
-        UnknownTopicOrPartition,
-        LeaderNotAvailable,
-        NotLeaderOrFollower,
-        RequestTimedOut,
-        MessageTooLarge,
-        NotEnoughReplicas,
-        NotEnoughReplicasAfterAppend,
-        InvalidRequiredAcks,
-        InvalidTimestamp,
-        TopicAlreadyExists,
-        InvalidPartitions,
-        InvalidReplicationFactor,
-        InvalidConfig,
-        OutOfOrderSequenceNumber,
-        InvalidProducerEpoch,
-        FencedLeaderEpoch,
-        UnknownLeaderEpoch,
-        InvalidRecord,
-        NotController,
-        StaleBrokerEpoch,
-        InvalidUpdateVersion,
-        IneligibleReplica,
-        NetworkException,
-        DuplicateBrokerRegistration,
-    ];
+    let all = crate::sim::error_code::EVERY.to_vec();
     assert_covers("ErrorCode", &all, |e| match e {
         None => 0,
         OffsetOutOfRange => 1,
