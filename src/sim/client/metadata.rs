@@ -16,7 +16,6 @@ pub struct MetadataState {
     /// Keyed by the shared name the partitions' metadata carries, so a
     /// record's topic-partition can reuse it instead of copying the string.
     pub partitions_per_topic: BTreeMap<TopicName, u32>,
-    pub unknown_topics: BTreeSet<String>,
     pub topics_wanted: BTreeSet<String>,
     pub in_flight: Option<RequestId>,
     /// The broker the Metadata request in flight went to.
@@ -43,7 +42,6 @@ impl MetadataState {
             bootstrap,
             leaders: BTreeMap::new(),
             partitions_per_topic: BTreeMap::new(),
-            unknown_topics: BTreeSet::new(),
             topics_wanted: BTreeSet::new(),
             in_flight: None,
             in_flight_broker: None,
@@ -144,7 +142,10 @@ impl MetadataState {
             return false;
         }
         self.in_flight = None;
-        let ResponseBody::Metadata { partitions, unknown_topics, .. } = body else {
+        // A topic the answer lacks (UNKNOWN_TOPIC_OR_PARTITION, or a broker
+        // with no metadata yet) is simply not known: its records keep
+        // waiting (`Producer::after_metadata`).
+        let ResponseBody::Metadata { partitions, .. } = body else {
             return false;
         };
         let mut counts: BTreeMap<TopicName, u32> = BTreeMap::new();
@@ -153,7 +154,6 @@ impl MetadataState {
             *counts.entry(p.partition.topic.clone()).or_default() += 1;
         }
         self.partitions_per_topic.extend(counts);
-        self.unknown_topics.extend(unknown_topics.iter().cloned());
         ctx.trace(|| TraceKind::MetadataUpdated {
             client: me,
             leaders: partitions.iter().map(|p| (p.partition.clone(), p.leader)).collect(),
