@@ -78,3 +78,63 @@ fn memory_of_a_long_top_speed_play() {
         }
     }
 }
+
+/// Issue 12's workload: the default cluster, booted, with steady traffic of
+/// ten 100-byte records a simulated second, stepped position by position as
+/// Play does. It prints the live bytes at 1, 10 and 60 simulated minutes and
+/// what one copy of the simulation (a snapshot) and the trace take then.
+#[test]
+#[ignore = "a measurement: run it by hand, see the module's doc"]
+fn memory_of_an_hour_of_steady_traffic() {
+    let mut s = Session::default();
+    let (start_ms, base) = (s.sim().now_ms(), memory::live_bytes());
+    let wall = std::time::Instant::now();
+    let value = "v".repeat(100);
+    let mut next_produce = start_ms;
+    let mut n: u64 = 0;
+    for minutes in [1u64, 10, 60] {
+        while s.sim().now_ms() < start_ms + minutes * 60_000 {
+            if s.sim().now_ms() >= next_produce {
+                let command = Command::Produce {
+                    client: 0,
+                    topic: "orders".into(),
+                    key: Some(format!("user-{}", n % 50)),
+                    value: Some(value.clone()),
+                    headers: vec![],
+                    partition: None,
+                    timestamp_ms: None,
+                };
+                s.command(command).unwrap();
+                n += 1;
+                next_produce += 100;
+            }
+            if !s.step() {
+                eprintln!("stopped at the memory budget");
+                return;
+            }
+            if memory::live_bytes() - base > 6 << 30 {
+                eprintln!("past 6 GiB at {} s simulated: stopped", (s.sim().now_ms() - start_ms) / 1000);
+                return;
+            }
+        }
+        let live = memory::live_bytes() - base;
+        let before = memory::live_bytes();
+        let trace = s.sim().trace().to_vec();
+        let trace_bytes = memory::live_bytes() - before;
+        drop(trace);
+        let before = memory::live_bytes();
+        let copy = s.sim().clone();
+        let copy_bytes = memory::live_bytes() - before - trace_bytes;
+        drop(copy);
+        eprintln!(
+            "{minutes:>3} min: {n} records, {} positions, {} events, {} trace events; {} MiB live, trace {} MiB, one snapshot {} KiB (native run {:.0?})",
+            s.timeline_len(),
+            s.sim().steps(),
+            s.sim().trace().len(),
+            live >> 20,
+            trace_bytes >> 20,
+            copy_bytes >> 10,
+            wall.elapsed()
+        );
+    }
+}

@@ -11,6 +11,7 @@
 //! Both are capped by `segment.index.bytes` (rounded down to whole entries,
 //! as AbstractIndex does), and a full index makes the log roll.
 
+use super::chunked::ChunkedBytes;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -155,7 +156,7 @@ fn largest_lower_bound(entries: u32, target: i64, key_at: impl Fn(u32) -> i64) -
 pub struct OffsetIndex {
     base_offset: i64,
     max_entries: u32,
-    bytes: Vec<u8>,
+    bytes: ChunkedBytes,
 }
 
 impl OffsetIndex {
@@ -165,7 +166,7 @@ impl OffsetIndex {
         OffsetIndex {
             base_offset,
             max_entries: max_entries_for(max_index_bytes, OFFSET_INDEX_ENTRY_SIZE),
-            bytes: Vec::new(),
+            bytes: ChunkedBytes::new(),
         }
     }
 
@@ -174,7 +175,7 @@ impl OffsetIndex {
     }
 
     pub fn entries(&self) -> u32 {
-        (self.bytes.len() / OFFSET_INDEX_ENTRY_SIZE as usize) as u32
+        self.bytes.len() / OFFSET_INDEX_ENTRY_SIZE
     }
 
     pub fn max_entries(&self) -> u32 {
@@ -192,13 +193,13 @@ impl OffsetIndex {
     }
 
     /// The raw bytes, as they would be in the `.index` file.
-    pub fn as_bytes(&self) -> &[u8] {
-        &self.bytes
+    pub fn as_bytes(&self) -> Vec<u8> {
+        self.bytes.to_vec()
     }
 
     /// The bytes reserved for this index in memory.
     pub fn allocated_bytes(&self) -> u64 {
-        self.bytes.capacity() as u64
+        u64::from(self.bytes.len()) + self.bytes.overhead_bytes()
     }
 
     /// The entry in slot `n` as (absolute offset, position).
@@ -206,9 +207,9 @@ impl OffsetIndex {
         if n >= self.entries() {
             return None;
         }
-        let at = (n * OFFSET_INDEX_ENTRY_SIZE) as usize;
-        let relative = read_u32(&self.bytes, at);
-        let position = read_u32(&self.bytes, at + 4);
+        let entry = self.bytes.get(n * OFFSET_INDEX_ENTRY_SIZE, OFFSET_INDEX_ENTRY_SIZE)?;
+        let relative = read_u32(entry, 0);
+        let position = read_u32(entry, 4);
         Some((self.base_offset + i64::from(relative), position))
     }
 
@@ -246,8 +247,10 @@ impl OffsetIndex {
                 last_offset: self.last_offset(),
             });
         }
-        self.bytes.extend_from_slice(&relative.to_be_bytes());
-        self.bytes.extend_from_slice(&position.to_be_bytes());
+        let mut entry = [0u8; OFFSET_INDEX_ENTRY_SIZE as usize];
+        entry[..4].copy_from_slice(&relative.to_be_bytes());
+        entry[4..].copy_from_slice(&position.to_be_bytes());
+        self.bytes.push(&entry);
         Ok(())
     }
 
@@ -282,13 +285,13 @@ impl OffsetIndex {
             Some(s) if self.entry(s).map(|e| e.0) == Some(offset) => s,
             Some(s) => s + 1,
         };
-        self.bytes
-            .truncate((keep * OFFSET_INDEX_ENTRY_SIZE) as usize);
+        self.bytes.truncate(keep * OFFSET_INDEX_ENTRY_SIZE);
     }
 
     /// Gives back unused capacity, as Kafka trims an index file to its
     /// entries when the segment stops being active.
     pub fn trim_to_valid_size(&mut self) {
+        self.bytes.seal();
         self.bytes.shrink_to_fit();
     }
 }
@@ -298,7 +301,7 @@ impl OffsetIndex {
 pub struct TimeIndex {
     base_offset: i64,
     max_entries: u32,
-    bytes: Vec<u8>,
+    bytes: ChunkedBytes,
 }
 
 impl TimeIndex {
@@ -308,7 +311,7 @@ impl TimeIndex {
         TimeIndex {
             base_offset,
             max_entries: max_entries_for(max_index_bytes, TIME_INDEX_ENTRY_SIZE),
-            bytes: Vec::new(),
+            bytes: ChunkedBytes::new(),
         }
     }
 
@@ -317,7 +320,7 @@ impl TimeIndex {
     }
 
     pub fn entries(&self) -> u32 {
-        (self.bytes.len() / TIME_INDEX_ENTRY_SIZE as usize) as u32
+        self.bytes.len() / TIME_INDEX_ENTRY_SIZE
     }
 
     pub fn max_entries(&self) -> u32 {
@@ -331,13 +334,13 @@ impl TimeIndex {
     }
 
     /// The raw bytes, as they would be in the `.timeindex` file.
-    pub fn as_bytes(&self) -> &[u8] {
-        &self.bytes
+    pub fn as_bytes(&self) -> Vec<u8> {
+        self.bytes.to_vec()
     }
 
     /// The bytes reserved for this index in memory.
     pub fn allocated_bytes(&self) -> u64 {
-        self.bytes.capacity() as u64
+        u64::from(self.bytes.len()) + self.bytes.overhead_bytes()
     }
 
     /// The entry in slot `n` as (timestamp, absolute offset).
@@ -345,9 +348,9 @@ impl TimeIndex {
         if n >= self.entries() {
             return None;
         }
-        let at = (n * TIME_INDEX_ENTRY_SIZE) as usize;
-        let timestamp = read_i64(&self.bytes, at);
-        let relative = read_u32(&self.bytes, at + 8);
+        let entry = self.bytes.get(n * TIME_INDEX_ENTRY_SIZE, TIME_INDEX_ENTRY_SIZE)?;
+        let timestamp = read_i64(entry, 0);
+        let relative = read_u32(entry, 8);
         Some((timestamp, self.base_offset + i64::from(relative)))
     }
 
@@ -410,8 +413,10 @@ impl TimeIndex {
                 base_offset: self.base_offset,
             },
         )?;
-        self.bytes.extend_from_slice(&timestamp.to_be_bytes());
-        self.bytes.extend_from_slice(&relative.to_be_bytes());
+        let mut entry = [0u8; TIME_INDEX_ENTRY_SIZE as usize];
+        entry[..8].copy_from_slice(&timestamp.to_be_bytes());
+        entry[8..].copy_from_slice(&relative.to_be_bytes());
+        self.bytes.push(&entry);
         Ok(true)
     }
 
@@ -445,11 +450,12 @@ impl TimeIndex {
             Some(s) if self.entry(s).map(|e| e.1) == Some(offset) => s,
             Some(s) => s + 1,
         };
-        self.bytes.truncate((keep * TIME_INDEX_ENTRY_SIZE) as usize);
+        self.bytes.truncate(keep * TIME_INDEX_ENTRY_SIZE);
     }
 
     /// Gives back unused capacity once the segment is no longer active.
     pub fn trim_to_valid_size(&mut self) {
+        self.bytes.seal();
         self.bytes.shrink_to_fit();
     }
 }

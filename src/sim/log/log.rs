@@ -8,6 +8,7 @@
 //! and deletes whole old segments for retention.
 
 use super::super::record::batch::{self, BatchError, BatchHeader, RECORD_BATCH_OVERHEAD};
+use super::chunked::Slice;
 use super::epoch_cache::{EpochError, LeaderEpochCache};
 use super::segment::{
     read_one_batch, BatchView, LogSegment, LookupPath, RollParams, RollReason, SegmentAppend, SegmentError,
@@ -262,7 +263,7 @@ pub struct FetchRead {
 
 /// A read before its bytes are copied out of the segment.
 struct LogSlice<'a> {
-    bytes: &'a [u8],
+    bytes: Slice<'a>,
     first_offset: i64,
     next_offset: i64,
     batch_count: u32,
@@ -732,7 +733,7 @@ impl Log {
         min_one_message: bool,
     ) -> Result<u32, LogError> {
         self.read_slice(fetch_offset, max_bytes, upper_bound_exclusive, min_one_message, false)
-            .map(|r| r.bytes.len() as u32)
+            .map(|r| r.bytes.len())
     }
 
     /// The read itself, borrowing the batches from their segment.
@@ -758,7 +759,7 @@ impl Log {
             .partition_point(|s| s.base_offset() <= fetch_offset)
             .saturating_sub(1);
         let empty = |segment_base_offset: i64, lookup: Option<LookupPath>| LogSlice {
-            bytes: &[],
+            bytes: Slice::empty(),
             first_offset: fetch_offset,
             next_offset: fetch_offset,
             batch_count: 0,

@@ -6,6 +6,7 @@
 //! Batches are read with the record module's fixed-offset header readers
 //! (`record::batch`); the log adds only the checks it needs to place a batch.
 
+pub mod chunked;
 pub mod epoch_cache;
 pub mod index;
 // `log::log` mirrors Kafka's split of the partition log (UnifiedLog) from

@@ -9,6 +9,7 @@
 use super::super::record::batch::{
     batch_size_at, iter_batches, read_header, BatchError, BatchHeader, BatchIter,
 };
+use super::chunked::{ChunkedBytes, Slice};
 use super::index::{IndexError, OffsetIndex, TimeIndex, NO_TIMESTAMP};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -218,8 +219,8 @@ pub struct LookupPath {
 /// The whole batches a segment read returns.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SegmentRead<'a> {
-    /// Whole batches only, back to back.
-    pub bytes: &'a [u8],
+    /// Whole batches only, back to back, still in the segment.
+    pub bytes: Slice<'a>,
     pub start_position: u32,
     /// The base offset of the first batch returned (it may be below the
     /// requested offset, since batches are returned whole), or the requested
@@ -261,8 +262,9 @@ impl BatchView {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LogSegment {
     base_offset: i64,
-    /// The `.log` contents: whole batches back to back.
-    log: Vec<u8>,
+    /// The `.log` contents: whole batches back to back, each batch whole in
+    /// one chunk, so snapshots share what was sealed.
+    log: ChunkedBytes,
     offset_index: OffsetIndex,
     time_index: TimeIndex,
     index_interval_bytes: i32,
@@ -289,7 +291,10 @@ type StoredBatch = (u32, BatchHeader, u32);
 
 /// Iterates over the batch headers of a log buffer from a position, with
 /// the record module's iterator over concatenated batches.
+/// The buffer is a run of chunks, each of whole batches, so the iterator
+/// goes through one chunk and then asks for the next from where it ended.
 struct Batches<'a> {
+    log: &'a ChunkedBytes,
     inner: BatchIter<'a>,
     /// Where `inner` starts in the whole buffer; its positions are relative.
     start: u32,
@@ -301,7 +306,14 @@ impl Iterator for Batches<'_> {
     fn next(&mut self) -> Option<Self::Item> {
         // Appends only store whole, checked batches, so a failure here means
         // the end of the data; stopping is the safe answer either way.
-        let (at, header) = self.inner.next()?.ok()?;
+        let (at, header) = match self.inner.next() {
+            Some(batch) => batch.ok()?,
+            None => {
+                self.start += self.inner.position();
+                self.inner = iter_batches(self.log.run_from(self.start));
+                self.inner.next()?.ok()?
+            }
+        };
         let size = header.size_in_bytes()?;
         Some((self.start + at, header, size))
     }
@@ -318,7 +330,7 @@ impl LogSegment {
     ) -> LogSegment {
         LogSegment {
             base_offset,
-            log: Vec::new(),
+            log: ChunkedBytes::new(),
             offset_index: OffsetIndex::new(base_offset, max_index_bytes),
             time_index: TimeIndex::new(base_offset, max_index_bytes),
             index_interval_bytes,
@@ -339,7 +351,7 @@ impl LogSegment {
 
     /// The size of the `.log` in bytes.
     pub fn size_bytes(&self) -> u32 {
-        self.log.len() as u32
+        self.log.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -396,9 +408,9 @@ impl LogSegment {
         self.last_modified_ms
     }
 
-    /// The `.log` bytes.
-    pub fn log_bytes(&self) -> &[u8] {
-        &self.log
+    /// The `.log` bytes, copied out.
+    pub fn log_bytes(&self) -> Vec<u8> {
+        self.log.to_vec()
     }
 
     /// The file name for this segment with the given suffix, e.g.
@@ -537,8 +549,7 @@ impl LogSegment {
         if position == 0 {
             self.rolling_based_timestamp = Some(header.max_timestamp);
         }
-        self.reserve_for_append(batch.len());
-        self.log.extend_from_slice(batch);
+        self.log.push(batch);
         if header.max_timestamp > self.max_timestamp_so_far {
             // For v2 batches Kafka records the batch's last offset as the
             // offset of the max timestamp (the shallow offset).
@@ -575,19 +586,10 @@ impl LogSegment {
         })
     }
 
-    /// Grows the buffer by about 1/16 of its size at a time instead of
-    /// doubling, so unused capacity stays near 6 % of the stored bytes; the
-    /// extra copying this costs is small next to the memory it saves.
-    fn reserve_for_append(&mut self, extra: usize) {
-        if self.log.len() + extra > self.log.capacity() {
-            let step = extra.max(self.log.len() / 16);
-            self.log.reserve_exact(step);
-        }
-    }
-
     fn batches_from(&self, position: u32) -> Batches<'_> {
         Batches {
-            inner: iter_batches(self.log.get(position as usize..).unwrap_or(&[])),
+            log: &self.log,
+            inner: iter_batches(self.log.run_from(position)),
             start: position,
         }
     }
@@ -688,7 +690,7 @@ impl LogSegment {
             batch_count += 1;
         }
         Some(SegmentRead {
-            bytes: &self.log[start_position as usize..end as usize],
+            bytes: self.log.slice(start_position, end),
             start_position,
             first_offset,
             next_offset,
@@ -707,7 +709,7 @@ impl LogSegment {
         let removed = match found {
             Some((position, _, _)) => {
                 let removed = self.size_bytes() - position;
-                self.log.truncate(position as usize);
+                self.log.truncate(position);
                 removed
             }
             None => 0,
@@ -760,6 +762,7 @@ impl LogSegment {
         );
         self.offset_index.trim_to_valid_size();
         self.time_index.trim_to_valid_size();
+        self.log.seal();
         self.log.shrink_to_fit();
     }
 
@@ -777,8 +780,7 @@ impl LogSegment {
         let start = self.index_floor_by_position(position);
         for (at, _, size) in self.batches_from(start) {
             if at == position {
-                let end = at as usize + size as usize;
-                return self.log.get(at as usize..end);
+                return self.log.get(at, size);
             }
             if at > position {
                 return None;
@@ -802,7 +804,7 @@ impl LogSegment {
     /// Bytes held in memory beyond the batches themselves: unused buffer
     /// capacity, both indexes and the segment struct.
     pub fn overhead_bytes(&self) -> u64 {
-        (self.log.capacity() - self.log.len()) as u64
+        self.log.overhead_bytes()
             + self.offset_index.allocated_bytes()
             + self.time_index.allocated_bytes()
             + std::mem::size_of::<LogSegment>() as u64
@@ -1031,7 +1033,7 @@ mod tests {
         assert_eq!((r.first_offset, r.next_offset, r.batch_count), (30, 50, 2));
         assert_eq!(r.start_position, 3000);
         assert_eq!(r.bytes.len(), 2000);
-        assert_eq!(r.bytes, &seg.log_bytes()[3000..5000]);
+        assert_eq!(r.bytes.to_vec(), &seg.log_bytes()[3000..5000]);
         // The first batch comes even when larger than max_bytes...
         let r = seg.read(0, 10, i64::MAX, true).unwrap();
         assert_eq!((r.batch_count, r.bytes.len()), (1, 1000));
