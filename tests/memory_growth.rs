@@ -127,13 +127,15 @@ fn memory_of_an_hour_of_steady_traffic() {
         let copy_bytes = memory::live_bytes() - before - trace_bytes;
         drop(copy);
         eprintln!(
-            "{minutes:>3} min: {n} records, {} positions, {} events, {} trace events; {} MiB live, trace {} MiB, one snapshot {} KiB (native run {:.0?})",
+            "{minutes:>3} min: {n} records, {} positions, {} events, {} trace events; {} MiB live, trace {} MiB, one snapshot {} KiB, {} snapshots, widest gap {} positions (native run {:.0?})",
             s.timeline_len(),
             s.sim().steps(),
             s.sim().trace().len(),
             live >> 20,
             trace_bytes >> 20,
             copy_bytes >> 10,
+            s.snapshot_count(),
+            s.widest_snapshot_gap(),
             wall.elapsed()
         );
     }

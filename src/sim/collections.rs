@@ -767,8 +767,163 @@ impl<'de, T: serde::Deserialize<'de> + Ord> serde::Deserialize<'de> for BTreeSet
     }
 }
 
+/// How many items a [`CowVec`] keeps in one shared chunk.
+const COW_CHUNK: usize = 64;
+
+/// A vector that a copy shares instead of duplicating: its items sit in
+/// reference-counted chunks of [`COW_CHUNK`], and a chunk is copied only when
+/// a vector that shares it changes one of its items. Step back keeps copies
+/// of the whole simulation, and a list that grows with the run (a
+/// producer's records) would otherwise be copied whole into each.
+pub struct CowVec<T> {
+    chunks: Vec<std::sync::Arc<Vec<T>>>,
+    len: usize,
+}
+
+/// The items of one chunk.
+fn chunk_items<T>(chunk: &std::sync::Arc<Vec<T>>) -> std::slice::Iter<'_, T> {
+    chunk.iter()
+}
+
+/// A [`CowVec`]'s items in order.
+pub type CowIter<'a, T> = std::iter::FlatMap<
+    std::slice::Iter<'a, std::sync::Arc<Vec<T>>>,
+    std::slice::Iter<'a, T>,
+    fn(&'a std::sync::Arc<Vec<T>>) -> std::slice::Iter<'a, T>,
+>;
+
+impl<T> Clone for CowVec<T> {
+    fn clone(&self) -> Self {
+        CowVec { chunks: self.chunks.clone(), len: self.len }
+    }
+}
+
+impl<T> Default for CowVec<T> {
+    fn default() -> Self {
+        CowVec { chunks: Vec::new(), len: 0 }
+    }
+}
+
+impl<T> CowVec<T> {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn get(&self, index: usize) -> Option<&T> {
+        self.chunks.get(index / COW_CHUNK)?.get(index % COW_CHUNK)
+    }
+
+    pub fn last(&self) -> Option<&T> {
+        self.chunks.last()?.last()
+    }
+
+    pub fn iter(&self) -> CowIter<'_, T> {
+        self.chunks.iter().flat_map(chunk_items)
+    }
+
+    /// Whether `self` and `other` hold the same chunks in memory.
+    pub fn shares_chunks_with(&self, other: &CowVec<T>) -> bool {
+        self.chunks.len() == other.chunks.len()
+            && self.chunks.iter().zip(&other.chunks).all(|(a, b)| std::sync::Arc::ptr_eq(a, b))
+    }
+}
+
+impl<T: Clone> CowVec<T> {
+    pub fn push(&mut self, item: T) {
+        if self.len % COW_CHUNK == 0 {
+            self.chunks.push(std::sync::Arc::new(Vec::with_capacity(COW_CHUNK)));
+        }
+        let Some(last) = self.chunks.last_mut() else { unreachable!() };
+        std::sync::Arc::make_mut(last).push(item);
+        self.len += 1;
+    }
+
+    /// The item, copying its chunk first if another vector shares it.
+    pub fn get_mut(&mut self, index: usize) -> Option<&mut T> {
+        let chunk = self.chunks.get_mut(index / COW_CHUNK)?;
+        std::sync::Arc::make_mut(chunk).get_mut(index % COW_CHUNK)
+    }
+
+    pub fn to_vec(&self) -> Vec<T> {
+        self.iter().cloned().collect()
+    }
+}
+
+impl<T> Index<usize> for CowVec<T> {
+    type Output = T;
+
+    fn index(&self, index: usize) -> &T {
+        match self.get(index) {
+            Some(item) => item,
+            None => panic!("index {index} out of a CowVec of {}", self.len),
+        }
+    }
+}
+
+impl<T: Clone> std::ops::IndexMut<usize> for CowVec<T> {
+    fn index_mut(&mut self, index: usize) -> &mut T {
+        let len = self.len;
+        match self.get_mut(index) {
+            Some(item) => item,
+            None => panic!("index {index} out of a CowVec of {len}"),
+        }
+    }
+}
+
+impl<'a, T> IntoIterator for &'a CowVec<T> {
+    type Item = &'a T;
+    type IntoIter = CowIter<'a, T>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for CowVec<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl<T: PartialEq> PartialEq for CowVec<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.len == other.len && self.iter().eq(other.iter())
+    }
+}
+
+impl<T: Eq> Eq for CowVec<T> {}
+
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_cow_vec_copy_shares_its_chunks_until_one_side_changes_an_item() {
+        use super::CowVec;
+        let mut a: CowVec<String> = CowVec::new();
+        for n in 0..1000 {
+            a.push(n.to_string());
+        }
+        let mut b = a.clone();
+        assert!(b.shares_chunks_with(&a));
+        b[5] = "changed".into();
+        b.push("new".into());
+        assert_eq!((a.len(), b.len()), (1000, 1001));
+        assert_eq!((&a[5][..], &b[5][..], &a[999][..]), ("5", "changed", "999"));
+        assert_eq!(b.iter().nth(1000).map(|s| &s[..]), Some("new"));
+        assert_eq!(a.to_vec(), (0..1000).map(|n| n.to_string()).collect::<Vec<_>>());
+        // Only the changed chunk and the last one were copied.
+        let shared = a.chunks.iter().zip(&b.chunks).filter(|(x, y)| std::sync::Arc::ptr_eq(x, y)).count();
+        assert_eq!(shared, a.chunks.len() - 2);
+    }
+
     use super::{BTreeMap, BTreeSet};
 
     #[test]

@@ -25,6 +25,16 @@ pub struct Position {
 /// between is rebuilt by replaying from the snapshot before it.
 const SNAPSHOT_EVERY: usize = 64;
 
+/// The most snapshots the session keeps. Past it, snapshots older than
+/// [`DENSE_POSITIONS`] are thinned to twice their spacing, so an hour of
+/// play keeps a bounded number while a jump still replays at most one
+/// spacing's worth of positions.
+pub const MAX_SNAPSHOTS: usize = 1024;
+
+/// How far back from the newest position snapshots stay [`SNAPSHOT_EVERY`]
+/// apart, so stepping back through the recent past replays little.
+const DENSE_POSITIONS: usize = 16 * SNAPSHOT_EVERY;
+
 /// How far ahead in simulated time a focused Step looks for a position in
 /// focus, as "Next controller event" does: longer than
 /// broker.session.timeout.ms and any election, so nothing that follows a
@@ -96,6 +106,10 @@ pub struct Session {
     cursor: usize,
     /// Snapshots at some positions.
     snapshots: Vec<Saved>,
+    /// How many positions apart the snapshots older than the dense recent
+    /// ones are kept: [`SNAPSHOT_EVERY`], doubled each time the count
+    /// reached [`MAX_SNAPSHOTS`].
+    spacing: usize,
     /// Watches every simulation step for broken invariants: the alarms.
     /// It moves with the timeline (restored with each snapshot and fed the
     /// replayed steps), so its violations are always those up to here.
@@ -126,6 +140,7 @@ impl Session {
             positions: vec![Position { steps: 0, commands: 0 }],
             cursor: 0,
             snapshots: vec![start],
+            spacing: SNAPSHOT_EVERY,
             checker: InvariantChecker::new(),
             classifier: Classifier::new(),
             tags: Vec::new(),
@@ -313,7 +328,41 @@ impl Session {
                 classifier: self.classifier.clone(),
             };
             self.snapshots.push(saved);
+            self.thin_snapshots();
         }
+    }
+
+    /// Keeps the snapshots within [`MAX_SNAPSHOTS`]: while there are more,
+    /// the older ones are kept at twice the spacing. The first (the start)
+    /// and the dense recent ones always stay.
+    fn thin_snapshots(&mut self) {
+        if self.snapshots.len() <= MAX_SNAPSHOTS {
+            return;
+        }
+        let recent = self.cursor.saturating_sub(DENSE_POSITIONS);
+        // First the dense ones that have aged out go, at the spacing as it
+        // is; only if that is not enough does the spacing double.
+        loop {
+            let spacing = self.spacing;
+            self.snapshots.retain(|s| s.index % spacing == 0 || s.index > recent);
+            if self.snapshots.len() <= MAX_SNAPSHOTS {
+                return;
+            }
+            self.spacing *= 2;
+        }
+    }
+
+    /// How many snapshots the session holds.
+    pub fn snapshot_count(&self) -> usize {
+        self.snapshots.len()
+    }
+
+    /// The most positions a jump may have to replay: the widest gap between
+    /// two snapshots, or from the last one to the timeline's end.
+    pub fn widest_snapshot_gap(&self) -> usize {
+        let end = self.positions.len() - 1;
+        let gaps = self.snapshots.windows(2).map(|w| w[1].index - w[0].index);
+        gaps.chain(self.snapshots.last().map(|s| end - s.index)).max().unwrap_or(end)
     }
 
     /// Moves one position forward: through the recorded future if there is
@@ -683,6 +732,50 @@ pub(crate) mod tests {
         assert!(s.step_back());
         assert!(s.step());
         assert_eq!(s.view(), again);
+    }
+
+    #[test]
+    fn a_long_timeline_keeps_a_bounded_number_of_snapshots_and_every_jump_stays_exact() {
+        let mut s = fresh();
+        // Far enough for the count to reach the maximum twice.
+        let positions = (2 * MAX_SNAPSHOTS + 100) * SNAPSHOT_EVERY;
+        let mut samples = Vec::new();
+        for i in 0..positions {
+            if i % 400 == 10 {
+                s.command(produce()).unwrap();
+            } else {
+                assert!(s.step());
+            }
+            if i % 4099 == 7 {
+                samples.push((s.timeline_index(), s.view()));
+            }
+            if i % SNAPSHOT_EVERY == 0 {
+                // Never thinner than needed: the gaps stay within the
+                // smallest doubled spacing that keeps the count under the
+                // maximum, with room for the dense recent ones.
+                let mut needed = SNAPSHOT_EVERY;
+                while s.timeline_index() / needed > MAX_SNAPSHOTS - 32 {
+                    needed *= 2;
+                }
+                assert!(s.widest_snapshot_gap() <= needed, "position {i}: a gap of {}", s.widest_snapshot_gap());
+            }
+        }
+        let count = s.snapshot_count();
+        assert!((MAX_SNAPSHOTS / 2..=MAX_SNAPSHOTS).contains(&count), "{count} snapshots");
+        // The spacing doubled twice, from 64 to 256 positions: no more.
+        assert_eq!(s.widest_snapshot_gap(), 4 * SNAPSHOT_EVERY);
+        // The recent ones are as dense as ever.
+        let end = s.timeline_index();
+        let recent = s.snapshots.iter().filter(|saved| saved.index + DENSE_POSITIONS > end).count();
+        assert_eq!(recent, DENSE_POSITIONS / SNAPSHOT_EVERY);
+        // Jumps back and forth, in an order that is neither, land exactly.
+        let mut order: Vec<usize> = (0..samples.len()).collect();
+        order.sort_by_key(|&k| (k * 7) % samples.len());
+        for k in order {
+            let (index, view) = &samples[k];
+            s.go_to(*index);
+            assert_eq!(&s.view(), view, "position {index}");
+        }
     }
 
     #[test]

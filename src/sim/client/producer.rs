@@ -16,7 +16,7 @@ use super::super::trace::{BatchReadyReason, Direction, PartitionReason, Stage, T
 use super::metadata::MetadataState;
 use super::ClientTimer;
 use serde::{Deserialize, Serialize};
-use crate::sim::collections::{sort_by_key, BTreeMap};
+use crate::sim::collections::{sort_by_key, BTreeMap, CowVec};
 use std::collections::VecDeque;
 
 /// A record the application hands to `send()`.
@@ -161,7 +161,9 @@ pub struct Producer {
     in_flight_per_node: Vec<u32>,
     sticky: StickyPartitioner,
     round_robin: RoundRobinPartitioner,
-    records: Vec<RecordOutcome>,
+    /// Every record sent, shared with the snapshots of earlier positions
+    /// chunk by chunk.
+    records: CowVec<RecordOutcome>,
     /// The sender's list of ready partitions, kept between drains so its
     /// buffer is reused; empty outside `drain`.
     drain_scratch: Vec<(u32, TopicPartition)>,
@@ -189,7 +191,7 @@ impl Producer {
             in_flight_per_node: Vec::new(),
             sticky: StickyPartitioner::new(),
             round_robin: RoundRobinPartitioner::new(),
-            records: Vec::new(),
+            records: CowVec::new(),
             drain_scratch: Vec::new(),
         }
     }
@@ -202,7 +204,7 @@ impl Producer {
         &self.config
     }
 
-    pub fn records(&self) -> &[RecordOutcome] {
+    pub fn records(&self) -> &CowVec<RecordOutcome> {
         &self.records
     }
 
