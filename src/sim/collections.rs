@@ -793,6 +793,7 @@ pub type CowIter<'a, T> = std::iter::FlatMap<
 >;
 
 impl<T> Clone for CowVec<T> {
+    #[inline(never)]
     fn clone(&self) -> Self {
         CowVec { chunks: self.chunks.clone(), len: self.len }
     }
@@ -861,20 +862,17 @@ impl<T> Index<usize> for CowVec<T> {
     type Output = T;
 
     fn index(&self, index: usize) -> &T {
-        match self.get(index) {
-            Some(item) => item,
-            None => panic!("index {index} out of a CowVec of {}", self.len),
-        }
+        // Callers index records they were given; a plain panic, without
+        // formatting, keeps the page small.
+        let Some(item) = self.get(index) else { unreachable!() };
+        item
     }
 }
 
 impl<T: Clone> std::ops::IndexMut<usize> for CowVec<T> {
     fn index_mut(&mut self, index: usize) -> &mut T {
-        let len = self.len;
-        match self.get_mut(index) {
-            Some(item) => item,
-            None => panic!("index {index} out of a CowVec of {len}"),
-        }
+        let Some(item) = self.get_mut(index) else { unreachable!() };
+        item
     }
 }
 
@@ -894,8 +892,28 @@ impl<T: fmt::Debug> fmt::Debug for CowVec<T> {
 }
 
 impl<T: PartialEq> PartialEq for CowVec<T> {
+    /// Shared chunks are equal without looking at their items, so comparing
+    /// a view with the last one drawn costs little.
     fn eq(&self, other: &Self) -> bool {
-        self.len == other.len && self.iter().eq(other.iter())
+        self.len == other.len
+            && self.chunks.iter().zip(&other.chunks).all(|(a, b)| std::sync::Arc::ptr_eq(a, b) || a == b)
+    }
+}
+
+impl<T: serde::Serialize> serde::Serialize for CowVec<T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
+    }
+}
+
+impl<'de, T: serde::Deserialize<'de> + Clone> serde::Deserialize<'de> for CowVec<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let items = Vec::<T>::deserialize(deserializer)?;
+        let mut v = CowVec::new();
+        for item in items {
+            v.push(item);
+        }
+        Ok(v)
     }
 }
 

@@ -513,9 +513,9 @@ impl Snapshot {
     }
 }
 
-/// A whole simulated cluster. `Clone` is a full snapshot, which is how the UI
-/// steps back.
-#[derive(Clone, Debug)]
+/// A whole simulated cluster. A [`Snapshot`] is a copy of it without the
+/// trace, which is how the UI steps back; `Clone` copies the trace too.
+#[derive(Debug)]
 pub struct Simulation {
     config: ClusterConfig,
     seed: u64,
@@ -550,6 +550,40 @@ pub struct Simulation {
     /// the voter that knew it died: the survivors hold the record but learn
     /// that it is committed only from the next leader.
     metadata_committed: i64,
+}
+
+impl Clone for Simulation {
+    fn clone(&self) -> Simulation {
+        Simulation { trace: self.trace.clone(), ..self.copy_without_trace() }
+    }
+}
+
+impl Simulation {
+    /// Everything but the trace, copied: what a snapshot holds. Snapshots
+    /// are the only copies the page makes, so it never links the trace's
+    /// copying code.
+    fn copy_without_trace(&self) -> Simulation {
+        Simulation {
+            config: self.config.clone(),
+            seed: self.seed.clone(),
+            now_ms: self.now_ms.clone(),
+            steps: self.steps.clone(),
+            next_seq: self.next_seq.clone(),
+            queue: self.queue.clone(),
+            rng: self.rng.clone(),
+            nodes: self.nodes.clone(),
+            topics: self.topics.clone(),
+            record_trace: self.record_trace.clone(),
+            down: self.down.clone(),
+            incarnations: self.incarnations.clone(),
+            cuts: self.cuts.clone(),
+            outs: self.outs.clone(),
+            last_node: self.last_node.clone(),
+            elections: self.elections.clone(),
+            metadata_committed: self.metadata_committed.clone(),
+            trace: Vec::new(),
+        }
+    }
 }
 
 /// How many elections of a partition the view keeps: enough to find the
@@ -714,11 +748,7 @@ impl Simulation {
     /// needs only its length. Cloning the whole trace at every snapshot would
     /// make a long session quadratic.
     pub fn snapshot(&mut self) -> Snapshot {
-        let trace = std::mem::take(&mut self.trace);
-        let state = self.clone();
-        let trace_len = trace.len();
-        self.trace = trace;
-        Snapshot { state, trace_len }
+        Snapshot { state: self.copy_without_trace(), trace_len: self.trace.len() }
     }
 
     /// Goes back to a snapshot taken earlier in this same run: the current
@@ -726,8 +756,7 @@ impl Simulation {
     pub fn restore(&mut self, snapshot: &Snapshot) {
         let mut trace = std::mem::take(&mut self.trace);
         trace.truncate(snapshot.trace_len);
-        *self = snapshot.state.clone();
-        self.trace = trace;
+        *self = Simulation { trace, ..snapshot.state.copy_without_trace() };
     }
 
     /// Stops keeping trace events (they are still counted); for benchmarks.

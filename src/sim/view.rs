@@ -11,7 +11,7 @@ use super::purgatory::timing_wheel::WheelView;
 use super::raft::state::RaftView;
 use super::trace::{Direction, LeaderElection, WaitReason};
 use serde::{Deserialize, Serialize};
-use crate::sim::collections::BTreeMap;
+use crate::sim::collections::{BTreeMap, CowVec};
 
 /// A request or response as a token on the screen.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -272,7 +272,9 @@ pub struct ProducerView {
     pub producer_id: i64,
     pub linger_ms: u64,
     pub batch_size: u32,
-    pub records: Vec<RecordOutcome>,
+    /// Shared with the producer chunk by chunk, so a view costs little
+    /// however many records were sent.
+    pub records: CowVec<RecordOutcome>,
     pub batches: Vec<ProducerBatchView>,
 }
 
@@ -413,7 +415,7 @@ pub(crate) fn producer_view(p: &Producer, now_ms: u64) -> ProducerView {
         producer_id: p.producer_id(),
         linger_ms: p.config().linger_ms,
         batch_size: p.config().batch_size,
-        records: p.records().to_vec(),
+        records: p.records().clone(),
         batches,
     }
 }

@@ -307,7 +307,7 @@ impl Session {
             self.marks.truncate(self.cursor + 1);
             self.commands.truncate(self.positions[self.cursor].commands);
             let cursor = self.cursor;
-            self.snapshots.retain(|s| s.index <= cursor);
+            self.retain_snapshots(&|index| index <= cursor);
         }
     }
 
@@ -344,12 +344,19 @@ impl Session {
         // is; only if that is not enough does the spacing double.
         loop {
             let spacing = self.spacing;
-            self.snapshots.retain(|s| s.index % spacing == 0 || s.index > recent);
+            self.retain_snapshots(&|index| index % spacing == 0 || index > recent);
             if self.snapshots.len() <= MAX_SNAPSHOTS {
                 return;
             }
             self.spacing *= 2;
         }
+    }
+
+    /// Keeps the snapshots whose index passes `keep`. One body for every
+    /// caller: `retain` inlines the drop of a whole snapshot, which is large
+    /// in the page.
+    fn retain_snapshots(&mut self, keep: &dyn Fn(usize) -> bool) {
+        self.snapshots.retain(|s| keep(s.index));
     }
 
     /// How many snapshots the session holds.

@@ -37,7 +37,7 @@ impl Chunk {
 }
 
 /// The store. Positions are `u32`, as a segment's are.
-#[derive(Clone, Default)]
+#[derive(Default)]
 pub struct ChunkedBytes {
     /// Full groups of sealed chunks, oldest first; never empty groups.
     groups: Vec<Arc<[Chunk]>>,
@@ -47,6 +47,20 @@ pub struct ChunkedBytes {
     tail_start: u32,
     /// The bytes written since the last seal.
     tail: Vec<u8>,
+}
+
+impl Clone for ChunkedBytes {
+    // Not inlined: every segment and index of every copy of the simulation
+    // clones one, and one body serves them all in the page.
+    #[inline(never)]
+    fn clone(&self) -> ChunkedBytes {
+        ChunkedBytes {
+            groups: self.groups.clone(),
+            chunks: self.chunks.clone(),
+            tail_start: self.tail_start,
+            tail: self.tail.clone(),
+        }
+    }
 }
 
 impl ChunkedBytes {
@@ -69,6 +83,7 @@ impl ChunkedBytes {
 
     /// Appends one unit, which stays whole in one chunk, and seals the tail
     /// once it has reached [`CHUNK_BYTES`].
+    #[inline(never)]
     pub fn push(&mut self, unit: &[u8]) {
         if self.tail.capacity() == 0 {
             self.tail.reserve_exact(CHUNK_BYTES.max(unit.len()));
@@ -81,6 +96,7 @@ impl ChunkedBytes {
 
     /// Seals whatever the tail holds, so copies share all of it (a segment
     /// that stops being active does this, as nothing more is appended).
+    #[inline(never)]
     pub fn seal(&mut self) {
         if self.tail.is_empty() {
             return;
@@ -103,6 +119,7 @@ impl ChunkedBytes {
     /// Cuts the store to `len` bytes, which must fall on a unit boundary.
     /// Chunks wholly below the cut stay shared; the one the cut falls in is
     /// copied up to the cut into a new private tail.
+    #[inline(never)]
     pub fn truncate(&mut self, len: u32) {
         if len >= self.tail_start {
             self.tail.truncate((len - self.tail_start) as usize);
@@ -131,6 +148,7 @@ impl ChunkedBytes {
 
     /// The contiguous piece (a chunk or the tail) holding position `at`:
     /// where it starts and its bytes. None at or past the end.
+    #[inline(never)]
     fn piece(&self, at: u32) -> Option<(u32, &[u8])> {
         if at >= self.tail_start {
             return (at < self.len()).then_some((self.tail_start, &self.tail[..]));
@@ -164,6 +182,7 @@ impl ChunkedBytes {
     }
 
     /// Copies the bytes from `start` to `end` out, across pieces.
+    #[inline(never)]
     pub fn copy_range(&self, start: u32, end: u32) -> Vec<u8> {
         let mut out = Vec::with_capacity(end.saturating_sub(start) as usize);
         let mut at = start;

@@ -306,16 +306,19 @@ impl Iterator for Batches<'_> {
     fn next(&mut self) -> Option<Self::Item> {
         // Appends only store whole, checked batches, so a failure here means
         // the end of the data; stopping is the safe answer either way.
-        let (at, header) = match self.inner.next() {
-            Some(batch) => batch.ok()?,
-            None => {
-                self.start += self.inner.position();
-                self.inner = iter_batches(self.log.run_from(self.start));
-                self.inner.next()?.ok()?
+        loop {
+            if let Some(batch) = self.inner.next() {
+                let (at, header) = batch.ok()?;
+                let size = header.size_in_bytes()?;
+                return Some((self.start + at, header, size));
             }
-        };
-        let size = header.size_in_bytes()?;
-        Some((self.start + at, header, size))
+            let walked = self.inner.position();
+            if walked == 0 {
+                return None;
+            }
+            self.start += walked;
+            self.inner = iter_batches(self.log.run_from(self.start));
+        }
     }
 }
 
