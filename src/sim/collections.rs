@@ -806,8 +806,8 @@ impl<T> Default for CowVec<T> {
 }
 
 impl<T> CowVec<T> {
-    pub fn new() -> Self {
-        Self::default()
+    pub const fn new() -> Self {
+        CowVec { chunks: Vec::new(), len: 0 }
     }
 
     pub fn len(&self) -> usize {
@@ -824,6 +824,27 @@ impl<T> CowVec<T> {
 
     pub fn last(&self) -> Option<&T> {
         self.chunks.last()?.last()
+    }
+
+    /// The index of the first item for which `pred` is false, the items
+    /// being partitioned by it (as `slice::partition_point`).
+    pub fn partition_point(&self, pred: impl Fn(&T) -> bool) -> usize {
+        let (mut lo, mut hi) = (0, self.len);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.get(mid).is_some_and(&pred) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+
+    /// How many shared chunks hold the items: what a copy duplicates is a
+    /// pointer to each.
+    pub fn chunk_count(&self) -> usize {
+        self.chunks.len()
     }
 
     pub fn iter(&self) -> CowIter<'_, T> {
@@ -845,6 +866,18 @@ impl<T: Clone> CowVec<T> {
         let Some(last) = self.chunks.last_mut() else { unreachable!() };
         std::sync::Arc::make_mut(last).push(item);
         self.len += 1;
+    }
+
+    /// Keeps the first `len` items.
+    pub fn truncate(&mut self, len: usize) {
+        if len >= self.len {
+            return;
+        }
+        self.chunks.truncate(len.div_ceil(COW_CHUNK));
+        if let Some(last) = self.chunks.last_mut() {
+            std::sync::Arc::make_mut(last).truncate(len - (len - 1) / COW_CHUNK * COW_CHUNK);
+        }
+        self.len = len;
     }
 
     /// The item, copying its chunk first if another vector shares it.

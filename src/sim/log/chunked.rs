@@ -7,21 +7,20 @@
 //! bytes are written into a short private tail; once the tail reaches
 //! [`CHUNK_BYTES`] it is sealed into an immutable, reference-counted chunk,
 //! and a copy of the store copies only the tail and the list of chunks.
-//! Full runs of [`GROUP_CHUNKS`] chunks are sealed again into one shared
-//! group, so the list a copy duplicates stays short too: a copy costs at
-//! most one tail and one group's list, whatever the size of the log.
+//! The list of chunks is itself a [`CowVec`], shared in groups of 64, so
+//! the list a copy duplicates stays short too: a copy costs one tail and a
+//! pointer for every 64 chunks (256 KiB of log).
 //!
 //! Bytes go in as units (a record batch, an index entry) that are never
 //! split between two chunks, so every unit can be read as one slice.
 
+use crate::sim::collections::CowVec;
 use std::fmt;
 use std::sync::Arc;
 
 /// How large the private tail grows before it is sealed: a copy of the
 /// store duplicates at most about this many bytes of data.
 pub const CHUNK_BYTES: usize = 4096;
-/// How many sealed chunks are gathered into one shared group.
-pub const GROUP_CHUNKS: usize = 64;
 
 /// A sealed, immutable run of whole units, and where it starts.
 #[derive(Clone)]
@@ -37,35 +36,19 @@ impl Chunk {
 }
 
 /// The store. Positions are `u32`, as a segment's are.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct ChunkedBytes {
-    /// Full groups of sealed chunks, oldest first; never empty groups.
-    groups: Vec<Arc<[Chunk]>>,
-    /// Sealed chunks after the groups, fewer than a group's worth.
-    chunks: Vec<Chunk>,
+    /// The sealed chunks, oldest first, themselves kept in shared groups.
+    chunks: CowVec<Chunk>,
     /// Where the tail starts: the length of everything sealed.
     tail_start: u32,
     /// The bytes written since the last seal.
     tail: Vec<u8>,
 }
 
-impl Clone for ChunkedBytes {
-    // Not inlined: every segment and index of every copy of the simulation
-    // clones one, and one body serves them all in the page.
-    #[inline(never)]
-    fn clone(&self) -> ChunkedBytes {
-        ChunkedBytes {
-            groups: self.groups.clone(),
-            chunks: self.chunks.clone(),
-            tail_start: self.tail_start,
-            tail: self.tail.clone(),
-        }
-    }
-}
-
 impl ChunkedBytes {
     pub const fn new() -> ChunkedBytes {
-        ChunkedBytes { groups: Vec::new(), chunks: Vec::new(), tail_start: 0, tail: Vec::new() }
+        ChunkedBytes { chunks: CowVec::new(), tail_start: 0, tail: Vec::new() }
     }
 
     /// The bytes from `start` to `end`, borrowed.
@@ -83,7 +66,6 @@ impl ChunkedBytes {
 
     /// Appends one unit, which stays whole in one chunk, and seals the tail
     /// once it has reached [`CHUNK_BYTES`].
-    #[inline(never)]
     pub fn push(&mut self, unit: &[u8]) {
         if self.tail.capacity() == 0 {
             self.tail.reserve_exact(CHUNK_BYTES.max(unit.len()));
@@ -96,7 +78,6 @@ impl ChunkedBytes {
 
     /// Seals whatever the tail holds, so copies share all of it (a segment
     /// that stops being active does this, as nothing more is appended).
-    #[inline(never)]
     pub fn seal(&mut self) {
         if self.tail.is_empty() {
             return;
@@ -105,63 +86,43 @@ impl ChunkedBytes {
         self.tail_start = chunk.end();
         self.tail.clear();
         self.chunks.push(chunk);
-        if self.chunks.len() >= GROUP_CHUNKS {
-            self.groups.push(Arc::from(std::mem::take(&mut self.chunks)));
-        }
     }
 
     /// Gives back the tail's spare capacity.
     pub fn shrink_to_fit(&mut self) {
         self.tail.shrink_to_fit();
-        self.chunks.shrink_to_fit();
     }
 
     /// Cuts the store to `len` bytes, which must fall on a unit boundary.
     /// Chunks wholly below the cut stay shared; the one the cut falls in is
     /// copied up to the cut into a new private tail.
-    #[inline(never)]
     pub fn truncate(&mut self, len: u32) {
         if len >= self.tail_start {
             self.tail.truncate((len - self.tail_start) as usize);
             return;
         }
-        let loose_start = self.chunks.first().map_or(self.tail_start, |c| c.start);
-        if len < loose_start {
-            // The cut falls in a group: the groups from it on go, and its
-            // chunks become loose ones again. The first group starts at 0,
-            // so one holds the cut.
-            let g = self.groups.partition_point(|group| group[0].start <= len) - 1;
-            self.chunks = self.groups[g].to_vec();
-            self.groups.truncate(g);
-        }
-        // Chunks starting at or past the cut go; the last one left may hold it.
+        // The chunks starting below the cut stay; the last of them may hold it.
         let c = self.chunks.partition_point(|chunk| chunk.start < len);
-        self.chunks.truncate(c);
         self.tail.clear();
         self.tail_start = len;
-        if self.chunks.last().is_some_and(|last| last.end() > len) {
-            let Some(last) = self.chunks.pop() else { unreachable!() };
+        let held = c.checked_sub(1).and_then(|last| self.chunks.get(last)).filter(|last| last.end() > len);
+        if let Some(last) = held {
             self.tail.extend_from_slice(&last.bytes[..(len - last.start) as usize]);
             self.tail_start = last.start;
+            self.chunks.truncate(c - 1);
+        } else {
+            self.chunks.truncate(c);
         }
     }
 
     /// The contiguous piece (a chunk or the tail) holding position `at`:
     /// where it starts and its bytes. None at or past the end.
-    #[inline(never)]
     fn piece(&self, at: u32) -> Option<(u32, &[u8])> {
         if at >= self.tail_start {
             return (at < self.len()).then_some((self.tail_start, &self.tail[..]));
         }
-        let loose_start = self.chunks.first().map_or(self.tail_start, |c| c.start);
-        let chunks: &[Chunk] = if at >= loose_start {
-            &self.chunks
-        } else {
-            let g = self.groups.partition_point(|group| group[0].start <= at);
-            &self.groups[g - 1]
-        };
-        let c = chunks.partition_point(|chunk| chunk.start <= at);
-        let chunk = &chunks[c - 1];
+        // Sealed chunks start at 0, so one starts at or below `at`.
+        let chunk = self.chunks.get(self.chunks.partition_point(|chunk| chunk.start <= at) - 1)?;
         Some((chunk.start, &chunk.bytes[..]))
     }
 
@@ -204,29 +165,21 @@ impl ChunkedBytes {
     }
 
     /// Bytes allocated beyond the stored ones and the shared chunks: the
-    /// tail's spare capacity and the lists of chunks.
+    /// tail's spare capacity and the list of chunks.
     pub fn overhead_bytes(&self) -> u64 {
-        let lists = self.groups.capacity() * std::mem::size_of::<Arc<[Chunk]>>()
-            + self.chunks.capacity() * std::mem::size_of::<Chunk>();
-        (self.tail.capacity() - self.tail.len() + lists) as u64
+        (self.tail.capacity() - self.tail.len() + self.chunks.len() * std::mem::size_of::<Chunk>()) as u64
     }
 
-    /// The bytes a copy of the store allocates for itself: the tail and the
-    /// lists, not the shared chunks.
+    /// The bytes a copy of the store allocates for itself: the tail and a
+    /// pointer to each shared group of chunks, not the chunks.
     pub fn private_bytes(&self) -> u64 {
-        (self.tail.len()
-            + self.groups.len() * std::mem::size_of::<Arc<[Chunk]>>()
-            + self.chunks.len() * std::mem::size_of::<Chunk>()) as u64
+        (self.tail.len() + self.chunks.chunk_count() * std::mem::size_of::<usize>()) as u64
     }
 
     /// Whether `self` and `other` hold the very same sealed chunks in
     /// memory, not only equal bytes: what a copy shares with its original.
     pub fn shares_chunks_with(&self, other: &ChunkedBytes) -> bool {
-        let same = |a: &Chunk, b: &Chunk| Arc::ptr_eq(&a.bytes, &b.bytes);
-        self.groups.len() == other.groups.len()
-            && self.groups.iter().zip(&other.groups).all(|(a, b)| Arc::ptr_eq(a, b))
-            && self.chunks.len() == other.chunks.len()
-            && self.chunks.iter().zip(&other.chunks).all(|(a, b)| same(a, b))
+        self.chunks.shares_chunks_with(&other.chunks)
     }
 }
 
@@ -373,8 +326,9 @@ mod tests {
             let copy = store.clone();
             assert!(copy.shares_chunks_with(&store));
             // One tail and one group's list at most, plus a pointer a group.
-            let groups = total / (CHUNK_BYTES * GROUP_CHUNKS) + 1;
-            let bound = (CHUNK_BYTES + GROUP_CHUNKS * std::mem::size_of::<Chunk>() + groups * 16) as u64;
+            // 64 chunks a group.
+            let groups = total / (CHUNK_BYTES * 64) + 1;
+            let bound = (CHUNK_BYTES + groups * 8) as u64;
             assert!(copy.private_bytes() <= bound, "{total} bytes: a copy holds {} of its own", copy.private_bytes());
         }
     }
