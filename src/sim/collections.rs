@@ -780,17 +780,24 @@ pub struct CowVec<T> {
     len: usize,
 }
 
-/// The items of one chunk.
-fn chunk_items<T>(chunk: &std::sync::Arc<Vec<T>>) -> std::slice::Iter<'_, T> {
-    chunk.iter()
+/// A [`CowVec`]'s items in order.
+pub struct CowIter<'a, T> {
+    chunks: std::slice::Iter<'a, std::sync::Arc<Vec<T>>>,
+    items: std::slice::Iter<'a, T>,
 }
 
-/// A [`CowVec`]'s items in order.
-pub type CowIter<'a, T> = std::iter::FlatMap<
-    std::slice::Iter<'a, std::sync::Arc<Vec<T>>>,
-    std::slice::Iter<'a, T>,
-    fn(&'a std::sync::Arc<Vec<T>>) -> std::slice::Iter<'a, T>,
->;
+impl<'a, T> Iterator for CowIter<'a, T> {
+    type Item = &'a T;
+
+    fn next(&mut self) -> Option<&'a T> {
+        loop {
+            if let Some(item) = self.items.next() {
+                return Some(item);
+            }
+            self.items = self.chunks.next()?.iter();
+        }
+    }
+}
 
 impl<T> Clone for CowVec<T> {
     #[inline(never)]
@@ -848,7 +855,7 @@ impl<T> CowVec<T> {
     }
 
     pub fn iter(&self) -> CowIter<'_, T> {
-        self.chunks.iter().flat_map(chunk_items)
+        CowIter { chunks: self.chunks.iter(), items: [].iter() }
     }
 
     /// Whether `self` and `other` hold the same chunks in memory.
