@@ -753,6 +753,7 @@ impl Simulation {
 
     /// Goes back to a snapshot taken earlier in this same run: the current
     /// trace is cut back to the snapshot's length and kept.
+    #[inline(never)]
     pub fn restore(&mut self, snapshot: &Snapshot) {
         let mut trace = std::mem::take(&mut self.trace);
         trace.truncate(snapshot.trace_len);

@@ -76,21 +76,17 @@ impl ChunkedBytes {
         }
     }
 
-    /// Seals whatever the tail holds, so copies share all of it (a segment
-    /// that stops being active does this, as nothing more is appended).
+    /// Seals whatever the tail holds, so copies share all of it, and frees
+    /// the tail's room: a segment that stops being active does this, as
+    /// nothing more is appended, and the next push reserves room again.
     pub fn seal(&mut self) {
         if self.tail.is_empty() {
             return;
         }
         let chunk = Chunk { start: self.tail_start, bytes: Arc::from(&self.tail[..]) };
         self.tail_start = chunk.end();
-        self.tail.clear();
+        self.tail = Vec::new();
         self.chunks.push(chunk);
-    }
-
-    /// Gives back the tail's spare capacity.
-    pub fn shrink_to_fit(&mut self) {
-        self.tail.shrink_to_fit();
     }
 
     /// Cuts the store to `len` bytes, which must fall on a unit boundary.

@@ -292,7 +292,6 @@ impl OffsetIndex {
     /// entries when the segment stops being active.
     pub fn trim_to_valid_size(&mut self) {
         self.bytes.seal();
-        self.bytes.shrink_to_fit();
     }
 }
 
@@ -456,7 +455,6 @@ impl TimeIndex {
     /// Gives back unused capacity once the segment is no longer active.
     pub fn trim_to_valid_size(&mut self) {
         self.bytes.seal();
-        self.bytes.shrink_to_fit();
     }
 }
 

@@ -766,7 +766,6 @@ impl LogSegment {
         self.offset_index.trim_to_valid_size();
         self.time_index.trim_to_valid_size();
         self.log.seal();
-        self.log.shrink_to_fit();
     }
 
     /// Every batch as read from its header, in log order.
