@@ -774,10 +774,12 @@ const COW_CHUNK: usize = 64;
 /// reference-counted chunks of [`COW_CHUNK`], and a chunk is copied only when
 /// a vector that shares it changes one of its items. Step back keeps copies
 /// of the whole simulation, and a list that grows with the run (a
-/// producer's records) would otherwise be copied whole into each.
+/// producer's records, a log segment's chunks) would otherwise be copied
+/// whole into each.
 pub struct CowVec<T> {
+    /// Every chunk but the last holds exactly [`COW_CHUNK`] items; the
+    /// last holds at least one.
     chunks: Vec<std::sync::Arc<Vec<T>>>,
-    len: usize,
 }
 
 /// A [`CowVec`]'s items in order.
@@ -800,29 +802,28 @@ impl<'a, T> Iterator for CowIter<'a, T> {
 }
 
 impl<T> Clone for CowVec<T> {
-    #[inline(never)]
     fn clone(&self) -> Self {
-        CowVec { chunks: self.chunks.clone(), len: self.len }
+        CowVec { chunks: self.chunks.clone() }
     }
 }
 
 impl<T> Default for CowVec<T> {
     fn default() -> Self {
-        CowVec { chunks: Vec::new(), len: 0 }
+        CowVec::new()
     }
 }
 
 impl<T> CowVec<T> {
     pub const fn new() -> Self {
-        CowVec { chunks: Vec::new(), len: 0 }
+        CowVec { chunks: Vec::new() }
     }
 
     pub fn len(&self) -> usize {
-        self.len
+        self.chunks.last().map_or(0, |last| (self.chunks.len() - 1) * COW_CHUNK + last.len())
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.chunks.is_empty()
     }
 
     pub fn get(&self, index: usize) -> Option<&T> {
@@ -836,7 +837,7 @@ impl<T> CowVec<T> {
     /// The index of the first item for which `pred` is false, the items
     /// being partitioned by it (as `slice::partition_point`).
     pub fn partition_point(&self, pred: impl Fn(&T) -> bool) -> usize {
-        let (mut lo, mut hi) = (0, self.len);
+        let (mut lo, mut hi) = (0, self.len());
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
             if self.get(mid).is_some_and(&pred) {
@@ -867,24 +868,23 @@ impl<T> CowVec<T> {
 
 impl<T: Clone> CowVec<T> {
     pub fn push(&mut self, item: T) {
-        if self.len % COW_CHUNK == 0 {
+        if self.chunks.last().is_none_or(|last| last.len() == COW_CHUNK) {
             self.chunks.push(std::sync::Arc::new(Vec::with_capacity(COW_CHUNK)));
         }
         let Some(last) = self.chunks.last_mut() else { unreachable!() };
         std::sync::Arc::make_mut(last).push(item);
-        self.len += 1;
     }
 
     /// Keeps the first `len` items.
     pub fn truncate(&mut self, len: usize) {
-        if len >= self.len {
+        if len >= self.len() {
             return;
         }
         self.chunks.truncate(len.div_ceil(COW_CHUNK));
         if let Some(last) = self.chunks.last_mut() {
-            std::sync::Arc::make_mut(last).truncate(len - (len - 1) / COW_CHUNK * COW_CHUNK);
+            // The last chunk kept holds the items from its start to `len`.
+            std::sync::Arc::make_mut(last).truncate((len - 1) % COW_CHUNK + 1);
         }
-        self.len = len;
     }
 
     /// The item, copying its chunk first if another vector shares it.
@@ -935,7 +935,7 @@ impl<T: PartialEq> PartialEq for CowVec<T> {
     /// Shared chunks are equal without looking at their items, so comparing
     /// a view with the last one drawn costs little.
     fn eq(&self, other: &Self) -> bool {
-        self.len == other.len
+        self.len() == other.len()
             && self.chunks.iter().zip(&other.chunks).all(|(a, b)| std::sync::Arc::ptr_eq(a, b) || a == b)
     }
 }

@@ -565,22 +565,22 @@ impl Simulation {
     fn copy_without_trace(&self) -> Simulation {
         Simulation {
             config: self.config.clone(),
-            seed: self.seed.clone(),
-            now_ms: self.now_ms.clone(),
-            steps: self.steps.clone(),
-            next_seq: self.next_seq.clone(),
+            seed: self.seed,
+            now_ms: self.now_ms,
+            steps: self.steps,
+            next_seq: self.next_seq,
             queue: self.queue.clone(),
             rng: self.rng.clone(),
             nodes: self.nodes.clone(),
             topics: self.topics.clone(),
-            record_trace: self.record_trace.clone(),
+            record_trace: self.record_trace,
             down: self.down.clone(),
             incarnations: self.incarnations.clone(),
             cuts: self.cuts.clone(),
             outs: self.outs.clone(),
-            last_node: self.last_node.clone(),
+            last_node: self.last_node,
             elections: self.elections.clone(),
-            metadata_committed: self.metadata_committed.clone(),
+            metadata_committed: self.metadata_committed,
             trace: Vec::new(),
         }
     }
@@ -747,12 +747,13 @@ impl Simulation {
     /// A copy of everything but the trace, which is append-only: a snapshot
     /// needs only its length. Cloning the whole trace at every snapshot would
     /// make a long session quadratic.
-    pub fn snapshot(&mut self) -> Snapshot {
+    pub fn snapshot(&self) -> Snapshot {
         Snapshot { state: self.copy_without_trace(), trace_len: self.trace.len() }
     }
 
     /// Goes back to a snapshot taken earlier in this same run: the current
     /// trace is cut back to the snapshot's length and kept.
+    // Out of line: inlined into the session's jump, it made the page larger.
     #[inline(never)]
     pub fn restore(&mut self, snapshot: &Snapshot) {
         let mut trace = std::mem::take(&mut self.trace);

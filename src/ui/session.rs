@@ -108,7 +108,7 @@ pub struct Session {
     snapshots: Vec<Saved>,
     /// How many positions apart the snapshots older than the dense recent
     /// ones are kept: [`SNAPSHOT_EVERY`], doubled each time the count
-    /// reached [`MAX_SNAPSHOTS`].
+    /// passed [`MAX_SNAPSHOTS`] even without the aged-out dense ones.
     spacing: usize,
     /// Watches every simulation step for broken invariants: the alarms.
     /// It moves with the timeline (restored with each snapshot and fed the
@@ -125,7 +125,7 @@ pub struct Session {
 
 impl Session {
     pub fn new(config: ClusterConfig, seed: u64) -> Result<Self, ConfigError> {
-        let mut sim = Simulation::new(config, seed)?;
+        let sim = Simulation::new(config, seed)?;
         let start = Saved {
             index: 0,
             snapshot: sim.snapshot(),

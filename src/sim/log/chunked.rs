@@ -139,7 +139,6 @@ impl ChunkedBytes {
     }
 
     /// Copies the bytes from `start` to `end` out, across pieces.
-    #[inline(never)]
     pub fn copy_range(&self, start: u32, end: u32) -> Vec<u8> {
         let mut out = Vec::with_capacity(end.saturating_sub(start) as usize);
         let mut at = start;
@@ -321,8 +320,7 @@ mod tests {
             }
             let copy = store.clone();
             assert!(copy.shares_chunks_with(&store));
-            // One tail and one group's list at most, plus a pointer a group.
-            // 64 chunks a group.
+            // One tail at most, and a pointer for each group of 64 chunks.
             let groups = total / (CHUNK_BYTES * 64) + 1;
             let bound = (CHUNK_BYTES + groups * 8) as u64;
             assert!(copy.private_bytes() <= bound, "{total} bytes: a copy holds {} of its own", copy.private_bytes());
