@@ -340,13 +340,15 @@ pub(super) fn narrate(event: &TraceEvent) -> String {
     }
 }
 
-/// The first letter in upper case, for a list that opens a sentence.
+/// The first letter in upper case, for a list that opens a sentence. Only
+/// English sentences are capitalized, so ASCII is enough; Unicode's case
+/// tables would add about 20 KB to the page.
 pub(crate) fn capitalized(text: &str) -> String {
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => String::new(),
+    let mut text = text.to_owned();
+    if let Some(first) = text.get_mut(..1) {
+        first.make_ascii_uppercase();
     }
+    text
 }
 
 /// Controller ids as prose: "controller 1", "controllers 1 and 2".
@@ -644,5 +646,21 @@ mod expiry_tests {
         assert!(!follower.contains("produce"), "{follower}");
         let client = expired(NodeId::Client(0));
         assert!(client.contains("REQUEST_TIMED_OUT") && client.contains("stay in the leader's log"), "{client}");
+    }
+}
+
+#[cfg(test)]
+mod capitalized_tests {
+    use super::capitalized;
+
+    /// The sentence's first letter goes up; the rest, and text that does not
+    /// open with an ASCII letter, stay as they were.
+    #[test]
+    fn only_the_first_ascii_letter_is_raised() {
+        assert_eq!(capitalized("brokers 1 and 2 left."), "Brokers 1 and 2 left.");
+        assert_eq!(capitalized("Already up"), "Already up");
+        assert_eq!(capitalized("3 brokers"), "3 brokers");
+        assert_eq!(capitalized("브로커"), "브로커");
+        assert_eq!(capitalized(""), "");
     }
 }

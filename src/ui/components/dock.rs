@@ -33,7 +33,7 @@ pub fn dock(props: &DockProps) -> Html {
             Callback::from(move |_: MouseEvent| dispatch.dispatch(Action::ToggleDock(which)))
         };
         html! {
-            <button type="button" role="tab" id={format!("dock-tab-{}", name.to_lowercase())} class={classes!("tab", selected.then_some("selected"))}
+            <button type="button" role="tab" id={format!("dock-tab-{}", name.to_ascii_lowercase())} class={classes!("tab", selected.then_some("selected"))}
                 aria-selected={selected.to_string()} aria-controls="dock-panel" aria-label={name} {onclick}>{ shown }</button>
         }
     };

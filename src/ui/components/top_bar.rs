@@ -39,7 +39,7 @@ pub fn top_bar(props: &TopBarProps) -> Html {
                     let alarm = tab == DetailsTab::Alarms && props.alarms > 0;
                     html! {
                         <button type="button" class={classes!("link", alarm.then_some("alarm"))} {onclick}
-                            aria-label={format!("Show {}", tab.name().to_lowercase())}>
+                            aria-label={format!("Show {}", tab.name().to_ascii_lowercase())}>
                             { shown }
                             if tab == DetailsTab::Alarms && props.alarms > 0 {
                                 <span class="badge">{ props.alarms }</span>
