@@ -859,6 +859,13 @@ impl<T> CowVec<T> {
         CowIter { chunks: self.chunks.iter(), items: [].iter() }
     }
 
+    /// The items from `index` on, found without walking those before it.
+    pub fn iter_from(&self, index: usize) -> CowIter<'_, T> {
+        let mut chunks = self.chunks.get(index / COW_CHUNK..).unwrap_or_default().iter();
+        let items = chunks.next().and_then(|c| c.get(index % COW_CHUNK..)).unwrap_or_default().iter();
+        CowIter { chunks, items }
+    }
+
     /// Whether `self` and `other` hold the same chunks in memory.
     pub fn shares_chunks_with(&self, other: &CowVec<T>) -> bool {
         self.chunks.len() == other.chunks.len()
@@ -873,6 +880,45 @@ impl<T: Clone> CowVec<T> {
         }
         let Some(last) = self.chunks.last_mut() else { unreachable!() };
         std::sync::Arc::make_mut(last).push(item);
+    }
+
+    /// Puts `item` at `index`, moving those after it one place on. Only the
+    /// chunks from `index`'s to the last are copied if shared, so an
+    /// insertion near the end costs about as little as a push.
+    pub fn insert(&mut self, index: usize, item: T) {
+        if index >= self.len() {
+            return self.push(item);
+        }
+        let (mut carry, mut at) = (item, index % COW_CHUNK);
+        for chunk in self.chunks.iter_mut().skip(index / COW_CHUNK) {
+            let chunk = std::sync::Arc::make_mut(chunk);
+            // A full chunk hands its last item on before taking one, so it
+            // never grows past the capacity it was made with.
+            let out = if chunk.len() == COW_CHUNK { chunk.pop() } else { None };
+            chunk.insert(at, carry);
+            at = 0;
+            match out {
+                Some(next) => carry = next,
+                None => return,
+            }
+        }
+        self.push(carry);
+    }
+
+    /// Takes out the item at `index`, moving those after it one place back
+    /// (copying every chunk from `index`'s on if shared).
+    pub fn remove(&mut self, index: usize) -> T {
+        let first = index / COW_CHUNK;
+        let Some(chunk) = self.chunks.get_mut(first) else { unreachable!() };
+        let removed = std::sync::Arc::make_mut(chunk).remove(index % COW_CHUNK);
+        for c in first + 1..self.chunks.len() {
+            let moved = std::sync::Arc::make_mut(&mut self.chunks[c]).remove(0);
+            std::sync::Arc::make_mut(&mut self.chunks[c - 1]).push(moved);
+        }
+        if self.chunks.last().is_some_and(|c| c.is_empty()) {
+            self.chunks.pop();
+        }
+        removed
     }
 
     /// Keeps the first `len` items.
@@ -961,6 +1007,54 @@ impl<T: Eq> Eq for CowVec<T> {}
 
 #[cfg(test)]
 mod tests {
+
+    /// Random pushes, insertions, removals and truncations, with copies
+    /// taken along the way, leave every vector holding what a plain `Vec`
+    /// given the same operations holds.
+    #[test]
+    fn random_edits_match_a_plain_vector_and_leave_copies_alone() {
+        use super::CowVec;
+        use crate::sim::rng::SimRng;
+        for seed in 0..40u64 {
+            let mut rng = SimRng::new(seed);
+            let (mut ours, mut model): (CowVec<u32>, Vec<u32>) = (CowVec::new(), Vec::new());
+            let mut copies: Vec<(CowVec<u32>, Vec<u32>)> = Vec::new();
+            for n in 0..2000u32 {
+                let len = model.len() as u64;
+                match rng.below(12) {
+                    0 if len > 0 => {
+                        let at = rng.below(len) as usize;
+                        assert_eq!(ours.remove(at), model.remove(at), "seed {seed}");
+                    }
+                    1 => {
+                        let keep = rng.below(len + 1) as usize;
+                        ours.truncate(keep);
+                        model.truncate(keep);
+                    }
+                    2 => copies.push((ours.clone(), model.clone())),
+                    3..=6 => {
+                        let at = rng.below(len + 1) as usize;
+                        ours.insert(at, n);
+                        model.insert(at, n);
+                    }
+                    _ => {
+                        ours.push(n);
+                        model.push(n);
+                    }
+                }
+                assert_eq!(ours.len(), model.len(), "seed {seed}");
+            }
+            assert_eq!(ours.to_vec(), model, "seed {seed}");
+            // Indexing relies on every chunk but the last being full.
+            assert!((0..model.len() + 2).all(|i| ours.get(i) == model.get(i)), "seed {seed}");
+            for from in [0, 1, 63, 64, 65, model.len().saturating_sub(1), model.len(), model.len() + 5] {
+                assert!(ours.iter_from(from).eq(model.iter().skip(from)), "seed {seed}, from {from}");
+            }
+            for (copy, was) in &copies {
+                assert_eq!(&copy.to_vec(), was, "seed {seed}");
+            }
+        }
+    }
 
     #[test]
     fn a_cow_vec_copy_shares_its_chunks_until_one_side_changes_an_item() {

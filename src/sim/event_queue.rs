@@ -18,6 +18,9 @@
 
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
+use std::sync::Arc;
+
+use super::collections::CowVec;
 
 /// What the queue orders by. The sequence number must be unique, so no two
 /// entries compare equal and the order never depends on anything else.
@@ -55,7 +58,10 @@ const WHEEL_WORDS: usize = (WHEEL_MS / 64) as usize;
 pub struct EventQueue<T> {
     /// Events due in [now_ms, now_ms + WHEEL_MS), in the bucket of their
     /// millisecond (`at_ms % WHEEL_MS`), each bucket in sequence order.
-    wheel: Vec<VecDeque<T>>,
+    /// Nearly all are empty at any time, and every timeline snapshot copies
+    /// the queue, so the buckets sit in shared chunks: a snapshot copies a
+    /// pointer per 64 buckets, and a step copies only the chunks it changes.
+    wheel: CowVec<VecDeque<T>>,
     /// Bit `i` is set when `wheel[i]` is not empty.
     in_use: [u64; WHEEL_WORDS],
     /// Keys of the events due later than the wheel reaches.
@@ -63,22 +69,30 @@ pub struct EventQueue<T> {
     /// The time of the last event taken; no key is earlier.
     now_ms: u64,
     len: usize,
-    /// The heap's events.
-    slots: Vec<Option<T>>,
+    /// The heap's events. They wait long (a request's timeout, 30 s) and
+    /// every timeline snapshot copies the queue, so each is shared behind
+    /// an `Arc` instead of copied: a snapshot copies a pointer per event.
+    slots: Vec<Option<Arc<T>>>,
     /// Slots whose event was taken, to be filled again.
     free: Vec<u32>,
 }
 
-impl<T: QueueOrder> Default for EventQueue<T> {
+impl<T: QueueOrder + Clone> Default for EventQueue<T> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<T: QueueOrder> EventQueue<T> {
+impl<T: QueueOrder + Clone> EventQueue<T> {
     pub fn new() -> Self {
         Self {
-            wheel: (0..WHEEL_MS).map(|_| VecDeque::new()).collect(),
+            wheel: {
+                let mut wheel = CowVec::new();
+                for _ in 0..WHEEL_MS {
+                    wheel.push(VecDeque::new());
+                }
+                wheel
+            },
             in_use: [0; WHEEL_WORDS],
             heap: BinaryHeap::new(),
             now_ms: 0,
@@ -101,11 +115,11 @@ impl<T: QueueOrder> EventQueue<T> {
         }
         let slot = match self.free.pop() {
             Some(slot) => {
-                self.slots[slot as usize] = Some(item);
+                self.slots[slot as usize] = Some(Arc::new(item));
                 slot
             }
             None => {
-                self.slots.push(Some(item));
+                self.slots.push(Some(Arc::new(item)));
                 u32::try_from(self.slots.len() - 1).expect("fewer than 2^32 pending events")
             }
         };
@@ -171,7 +185,8 @@ impl<T: QueueOrder> EventQueue<T> {
             None => {
                 let key = self.heap.pop()?;
                 self.free.push(key.slot);
-                self.slots[key.slot as usize].take()
+                // A snapshot may share the event: then it is copied out.
+                self.slots[key.slot as usize].take().map(Arc::unwrap_or_clone)
             }
         }?;
         self.len -= 1;
@@ -183,7 +198,7 @@ impl<T: QueueOrder> EventQueue<T> {
     pub fn peek(&self) -> Option<&T> {
         match self.first()? {
             Some(b) => self.wheel[b].front(),
-            None => self.slots[self.heap.peek()?.slot as usize].as_ref(),
+            None => self.slots[self.heap.peek()?.slot as usize].as_deref(),
         }
     }
 
@@ -197,7 +212,7 @@ impl<T: QueueOrder> EventQueue<T> {
 
     /// Every pending event, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = &T> {
-        self.wheel.iter().flatten().chain(self.slots.iter().flatten())
+        self.wheel.iter().flatten().chain(self.slots.iter().flatten().map(|e| &**e))
     }
 }
 
@@ -205,7 +220,7 @@ impl<T: QueueOrder> EventQueue<T> {
 mod tests {
     use super::*;
 
-    #[derive(Debug, PartialEq)]
+    #[derive(Clone, Debug, PartialEq)]
     struct E(u64, u64);
 
     impl QueueOrder for E {
@@ -236,6 +251,34 @@ mod tests {
         assert_eq!(q.iter().count(), 2);
         assert_eq!(q.pop(), Some(E(5002, 7)));
         assert_eq!(q.len(), 1);
+    }
+
+    /// A copy (a timeline snapshot) shares the heap's events and the
+    /// wheel's untouched buckets instead of duplicating them, and both
+    /// queues still take their own events in order.
+    #[test]
+    fn a_copy_shares_waiting_events_until_either_queue_takes_them() {
+        let mut q = EventQueue::new();
+        for seq in 0..300 {
+            q.push(E(if seq % 2 == 0 { 30_000 + seq } else { seq % 7 }, seq));
+        }
+        let mut copy = q.clone();
+        let shared = q.slots.iter().zip(&copy.slots).filter(|(a, b)| match (a, b) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        });
+        assert_eq!(shared.count(), 150, "every heap event is shared");
+        assert!(copy.wheel.shares_chunks_with(&q.wheel));
+        // The live queue moves on; the copy keeps what it had.
+        q.push(E(3, 1000));
+        assert!(!copy.wheel.shares_chunks_with(&q.wheel));
+        let live: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        let kept: Vec<_> = std::iter::from_fn(|| copy.pop()).collect();
+        assert_eq!(live.len(), 301);
+        assert_eq!(kept.len(), 300);
+        assert!(kept.iter().all(|e| e.1 != 1000));
+        assert!(live.windows(2).all(|w| (w[0].0, w[0].1) < (w[1].0, w[1].1)));
+        assert!(kept.windows(2).all(|w| (w[0].0, w[0].1) < (w[1].0, w[1].1)));
     }
 
     #[test]
