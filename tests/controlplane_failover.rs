@@ -91,9 +91,10 @@ fn a_killed_leader_is_replaced_from_the_isr_after_the_session_timeout_and_the_re
         assert_eq!(fenced_at, last_heartbeat + BROKER_SESSION_TIMEOUT_MS, "seed {seed}");
         assert!((fenced_at..=fenced_at + 2_500).contains(&elected_at), "seed {seed}: fenced at {fenced_at}, new leader at {elected_at}");
         let change = sim.trace().iter().find_map(|e| match &e.kind {
-            TraceKind::MetadataRecordAppended { record: MetadataRecord::PartitionChange { leader, isr, leader_epoch, .. }, .. } => {
-                Some((*leader, isr.clone(), *leader_epoch))
-            }
+            TraceKind::MetadataRecordAppended { record, .. } => match &**record {
+                MetadataRecord::PartitionChange { leader, isr, leader_epoch, .. } => Some((*leader, isr.clone(), *leader_epoch)),
+                _ => None,
+            },
             _ => None,
         });
         let (new_leader, new_isr, new_epoch) = change.expect("a PartitionChangeRecord");
@@ -147,10 +148,12 @@ fn a_restarted_broker_registers_again_catches_up_and_rejoins_the_isr() {
     let leo = |b: u32| sim.broker(b).unwrap().partition(&tp).unwrap().log.log_end_offset();
     assert_eq!(leo(follower), leo(leader), "caught up");
     // The controller committed the expansion.
-    assert!(sim.trace().iter().any(|e| matches!(
-        &e.kind,
-        TraceKind::MetadataRecordAppended { record: MetadataRecord::PartitionChange { isr, .. }, .. } if isr.contains(&follower) && isr.len() == 3
-    )));
+    assert!(sim.trace().iter().any(|e| match &e.kind {
+        TraceKind::MetadataRecordAppended { record, .. } => {
+            matches!(&**record, MetadataRecord::PartitionChange { isr, .. } if isr.contains(&follower) && isr.len() == 3)
+        }
+        _ => false,
+    }));
 }
 
 #[test]
@@ -275,8 +278,9 @@ fn a_broker_restarted_within_its_session_is_refused_until_the_session_expires() 
 /// after `from_ms`.
 fn unfenced_at(sim: &Simulation, broker: u32, from_ms: u64) -> Option<u64> {
     sim.trace().iter().find_map(|e| match &e.kind {
-        TraceKind::MetadataRecordAppended { record: MetadataRecord::BrokerRegistrationChange { broker: b, fenced: false }, .. }
-            if *b == broker && e.time_ms >= from_ms =>
+        TraceKind::MetadataRecordAppended { record, .. }
+            if matches!(&**record, MetadataRecord::BrokerRegistrationChange { broker: b, fenced: false } if *b == broker)
+                && e.time_ms >= from_ms =>
         {
             Some(e.time_ms)
         }
@@ -307,8 +311,8 @@ fn a_registered_broker_is_unfenced_within_tens_of_milliseconds_of_catching_up() 
                 .trace()
                 .iter()
                 .find_map(|e| match &e.kind {
-                    TraceKind::MetadataRecordApplied { broker, record: MetadataRecord::RegisterBroker { broker: r, .. }, .. }
-                        if *broker == b && *r == b =>
+                    TraceKind::MetadataRecordApplied { broker, record, .. }
+                        if *broker == b && matches!(&**record, MetadataRecord::RegisterBroker { broker: r, .. } if *r == b) =>
                     {
                         Some(e.time_ms)
                     }

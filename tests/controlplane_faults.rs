@@ -325,9 +325,8 @@ fn first_leadership_move(sim: &Simulation, broker: u32, after_ms: u64) -> Option
         .iter()
         .find(|e| {
             e.time_ms >= after_ms
-                && matches!(&e.kind, TraceKind::MetadataRecordApplied {
-                    record: kafkascope::sim::metadata::MetadataRecord::PartitionChange { leader, .. }, ..
-                } if *leader != Some(broker))
+                && matches!(&e.kind, TraceKind::MetadataRecordApplied { record, .. }
+                    if matches!(&**record, kafkascope::sim::metadata::MetadataRecord::PartitionChange { leader, .. } if *leader != Some(broker)))
         })
         .map(|e| e.time_ms)
 }
@@ -566,11 +565,9 @@ fn a_pending_isr_shrink_holds_the_high_watermark_until_the_controller_commits_it
         let committed = trace
             .iter()
             .find(|e| {
-                matches!(&e.kind, TraceKind::MetadataRecordApplied {
-                    broker,
-                    record: kafkascope::sim::metadata::MetadataRecord::PartitionChange { isr, .. },
-                    ..
-                } if *broker == leader && !isr.contains(&follower))
+                matches!(&e.kind, TraceKind::MetadataRecordApplied { broker, record, .. }
+                    if *broker == leader
+                        && matches!(&**record, kafkascope::sim::metadata::MetadataRecord::PartitionChange { isr, .. } if !isr.contains(&follower)))
             })
             .unwrap_or_else(|| panic!("seed {seed}: the leader applied the committed shrink"));
         assert!(committed.step > shrunk.step, "seed {seed}: the commit comes after the proposal");

@@ -99,11 +99,9 @@ fn a_pending_isr_expansion_counts_for_the_high_watermark_but_not_for_min_insync_
         // The controller commits it; the leader applies the record, and the
         // pending state ends.
         step_until(&mut sim, 10_000, |e| {
-            matches!(&e.kind, TraceKind::MetadataRecordApplied {
-                broker,
-                record: MetadataRecord::PartitionChange { isr, .. },
-                ..
-            } if *broker == leader && isr.contains(&follower))
+            matches!(&e.kind, TraceKind::MetadataRecordApplied { broker, record, .. }
+                if *broker == leader
+                    && matches!(&**record, MetadataRecord::PartitionChange { isr, .. } if isr.contains(&follower)))
         })
         .unwrap_or_else(|| panic!("seed {seed}: the expansion proposed at {} ms was committed", proposed.time_ms));
         let p = sim.broker(leader).unwrap().partition(&orders()).unwrap();

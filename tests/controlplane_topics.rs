@@ -45,7 +45,7 @@ fn brokers_register_and_the_active_controller_creates_the_topics() {
         .trace()
         .iter()
         .filter_map(|e| match &e.kind {
-            TraceKind::MetadataRecordAppended { record, .. } => Some(record),
+            TraceKind::MetadataRecordAppended { record, .. } => Some(&**record),
             _ => None,
         })
         .collect();
@@ -114,7 +114,11 @@ fn a_record_sent_before_its_topic_exists_waits_for_the_topic() {
     sim.command(produce(0, "orders", Some("k"), "early")).unwrap();
     let created_at = |sim: &Simulation| {
         sim.trace().iter().find_map(|e| match &e.kind {
-            TraceKind::MetadataRecordAppended { record: MetadataRecord::Topic { name, .. }, .. } if name == "orders" => Some(e.time_ms),
+            TraceKind::MetadataRecordAppended { record, .. }
+                if matches!(&**record, MetadataRecord::Topic { name, .. } if name == "orders") =>
+            {
+                Some(e.time_ms)
+            }
             _ => None,
         })
     };

@@ -428,7 +428,7 @@ impl Controller {
         let mut out = Vec::new();
         let trace_record = record.clone();
         if let Ok(offset) = raft.propose(ctx.now_ms, record, &mut out) {
-            ctx.trace(|| TraceKind::MetadataRecordAppended { controller: self.id, offset, record: trace_record });
+            ctx.trace(|| TraceKind::MetadataRecordAppended { controller: self.id, offset, record: Box::new(trace_record) });
         }
         self.emit(ctx, out);
     }
@@ -729,7 +729,7 @@ impl Controller {
         let leader_epoch = if leader != p.leader { p.leader_epoch + 1 } else { p.leader_epoch };
         if leader != p.leader {
             ctx.trace(|| {
-                TraceKind::LeaderElected(LeaderElection {
+                TraceKind::LeaderElected(Box::new(LeaderElection {
                     controller: self.id,
                     partition: p.partition.clone(),
                     leader,
@@ -739,7 +739,7 @@ impl Controller {
                     unclean,
                     passed_over,
                     previous_isr: p.isr.clone(),
-                })
+                }))
             });
         }
         self.append(

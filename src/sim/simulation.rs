@@ -1311,7 +1311,7 @@ impl Simulation {
             if kept.len() == ELECTIONS_KEPT {
                 kept.remove(0);
             }
-            kept.push(e.clone());
+            kept.push((**e).clone());
         }
         if self.record_trace {
             self.trace.push(TraceEvent { step: self.steps, time_ms: self.now_ms, node, kind });

@@ -191,7 +191,9 @@ pub enum TraceKind {
         fetch_offset: i64,
         bytes: u32,
         upper_bound: ReadBound,
-        lookup: Option<LookupPath>,
+        /// Boxed, as the largest field of any event: every event is as
+        /// large as the largest variant, and a long run keeps millions.
+        lookup: Option<Box<LookupPath>>,
         error: ErrorCode,
     },
     /// A request became a delayed operation in purgatory.
@@ -246,7 +248,7 @@ pub enum TraceKind {
     /// The Raft leader took up its duties as the active controller.
     ControllerActivated { controller: u32, epoch: i32 },
     /// The active controller appended a record to the metadata log.
-    MetadataRecordAppended { controller: u32, offset: i64, record: MetadataRecord },
+    MetadataRecordAppended { controller: u32, offset: i64, record: Box<MetadataRecord> },
     /// No heartbeat from a broker for broker.session.timeout.ms: fenced.
     BrokerSessionExpired { broker: u32, last_heartbeat_ms: u64 },
     /// A broker registered with the active controller.
@@ -257,7 +259,7 @@ pub enum TraceKind {
     /// `session_ends_ms` unless that process heartbeats again.
     BrokerRegistrationRefused { broker: u32, controller: u32, session_ends_ms: u64 },
     /// A broker applied a committed metadata record.
-    MetadataRecordApplied { broker: u32, offset: i64, record: MetadataRecord },
+    MetadataRecordApplied { broker: u32, offset: i64, record: Box<MetadataRecord> },
     /// A broker process crashed (killed by the user); its logs survive.
     BrokerStopped { broker: u32 },
     /// The user cut the network between two sets of nodes.
@@ -280,7 +282,7 @@ pub enum TraceKind {
     BrokerShutDown { broker: u32 },
     /// The active controller wrote a partition change that gives a
     /// partition a new leader, or none: the election and why.
-    LeaderElected(LeaderElection),
+    LeaderElected(Box<LeaderElection>),
 }
 
 /// One leader election by the active controller, as data: who leads in

@@ -547,7 +547,7 @@ pub fn last_lookup(
         super::trace::TraceKind::LogRead { request, partition: p, replica, fetch_offset, lookup: Some(l), .. }
             if p == partition && *replica == broker =>
         {
-            Some((*request, *fetch_offset, l.clone()))
+            Some((*request, *fetch_offset, (**l).clone()))
         }
         _ => None,
     })

@@ -984,7 +984,7 @@ mod tests {
                 ev(TraceKind::MetadataRecordAppended {
                     controller: 1,
                     offset: 23,
-                    record: crate::sim::metadata::MetadataRecord::RegisterBroker { broker: 4, epoch: 23, incarnation: 1 },
+                    record: Box::new(crate::sim::metadata::MetadataRecord::RegisterBroker { broker: 4, epoch: 23, incarnation: 1 }),
                 }),
                 vec![1, 23],
             ),
@@ -995,7 +995,7 @@ mod tests {
                 ev(TraceKind::MetadataRecordApplied {
                     broker: 2,
                     offset: 31,
-                    record: crate::sim::metadata::MetadataRecord::BrokerRegistrationChange { broker: 5, fenced: false },
+                    record: Box::new(crate::sim::metadata::MetadataRecord::BrokerRegistrationChange { broker: 5, fenced: false }),
                 }),
                 vec![2, 31],
             ),
@@ -1018,7 +1018,7 @@ mod tests {
             (ev(TraceKind::BrokerInControlledShutdown { broker: 4, controller: 1, partitions: 12 }), vec![4, 1, 12]),
             (ev(TraceKind::BrokerShutDown { broker: 9 }), vec![9]),
             (
-                ev(TraceKind::LeaderElected(crate::sim::trace::LeaderElection {
+                ev(TraceKind::LeaderElected(Box::new(crate::sim::trace::LeaderElection {
                     controller: 1,
                     partition: tp(1),
                     leader: Some(4),
@@ -1028,7 +1028,7 @@ mod tests {
                     unclean: true,
                     passed_over: vec![(2, crate::sim::trace::Standing::Fenced)],
                     previous_isr: vec![2],
-                })),
+                }))),
                 vec![1, 4, 9, 2],
             ),
             (

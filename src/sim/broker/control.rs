@@ -613,7 +613,7 @@ impl Broker {
         pending: &mut BTreeMap<TopicPartition, PartitionRecord>,
     ) {
         let me = self.id;
-        ctx.trace(|| TraceKind::MetadataRecordApplied { broker: me, offset, record: record.clone() });
+        ctx.trace(|| TraceKind::MetadataRecordApplied { broker: me, offset, record: Box::new(record.clone()) });
         match record {
             MetadataRecord::RegisterBroker { broker, .. } => {
                 self.metadata.brokers.retain(|b| *b != broker);

@@ -474,7 +474,7 @@ impl Broker {
                             fetch_offset: fp.fetch_offset,
                             bytes: resp.records.len() as u32,
                             upper_bound: if fetch.replica_id.is_some() { Bound::LogEndOffset } else { Bound::HighWatermark },
-                            lookup,
+                            lookup: lookup.map(Box::new),
                             error: resp.error,
                         });
                     }

@@ -649,7 +649,7 @@ pub(crate) fn kinds() -> Vec<TraceKind> {
         TraceKind::BrokerInControlledShutdown { broker: 4, controller: 1, partitions: 12 },
         TraceKind::BrokerShutDown { broker: 9 },
     ];
-    v.extend(elections().into_iter().map(TraceKind::LeaderElected));
+    v.extend(elections().into_iter().map(|e| TraceKind::LeaderElected(Box::new(e))));
     for muted in [false, true] {
         v.push(TraceKind::ConnectionMuted { client: NodeId::Client(5), muted });
     }
@@ -728,8 +728,8 @@ pub(crate) fn kinds() -> Vec<TraceKind> {
         v.push(TraceKind::Raft { controller: 1, event });
     }
     for record in metadata_records() {
-        v.push(TraceKind::MetadataRecordAppended { controller: 1, offset: 31, record: record.clone() });
-        v.push(TraceKind::MetadataRecordApplied { broker: 2, offset: 31, record });
+        v.push(TraceKind::MetadataRecordAppended { controller: 1, offset: 31, record: Box::new(record.clone()) });
+        v.push(TraceKind::MetadataRecordApplied { broker: 2, offset: 31, record: Box::new(record) });
     }
     for what in message_kinds() {
         v.push(TraceKind::MessageLost { from: NodeId::Broker(4), to: NodeId::Controller(5), what });
