@@ -857,3 +857,16 @@ impl fmt::Display for TraceEvent {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// A long run keeps millions of events, each as large as the largest
+    /// variant: a new field that makes one variant larger than the rest must
+    /// be boxed, or every event grows. The size is that of a 64-bit build.
+    #[cfg(target_pointer_width = "64")]
+    #[test]
+    fn a_trace_event_stays_small() {
+        assert!(std::mem::size_of::<super::TraceEvent>() <= 104, "{} B", std::mem::size_of::<super::TraceEvent>());
+        assert_eq!(std::mem::size_of::<crate::sim::ids::TopicPartition>(), 16);
+    }
+}
