@@ -511,6 +511,13 @@ impl Snapshot {
     pub fn steps(&self) -> u64 {
         self.state.steps
     }
+
+    /// The simulation forgot its first `events` trace events
+    /// ([`Simulation::forget_trace`]): a restore cuts the trace back to
+    /// what it holds.
+    pub fn forget_trace(&mut self, events: usize) {
+        self.trace_len = self.trace_len.saturating_sub(events);
+    }
 }
 
 /// A whole simulated cluster. A [`Snapshot`] is a copy of it without the
@@ -759,6 +766,13 @@ impl Simulation {
         let mut trace = std::mem::take(&mut self.trace);
         trace.truncate(snapshot.trace_len);
         *self = Simulation { trace, ..snapshot.state.copy_without_trace() };
+    }
+
+    /// Forgets the first `events` trace events, freeing their memory: the
+    /// session dropping the oldest part of its timeline. Snapshots taken
+    /// before must forget them too ([`Snapshot::forget_trace`]).
+    pub fn forget_trace(&mut self, events: usize) {
+        self.trace = self.trace.split_off(events.min(self.trace.len()));
     }
 
     /// Stops keeping trace events (they are still counted); for benchmarks.

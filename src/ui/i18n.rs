@@ -443,7 +443,7 @@ pub static EN: Texts = Texts {
     fetcher_idle: "Waiting out replica.fetch.backoff.ms, or about to send its next fetch.",
     legend_quorum: "the controller quorum",
     legend_broker_control: "a broker and the controller",
-    memory_full: "The page has used 3 GiB of the 4 GiB memory a web page may have, keeping every step of this run, so the simulation stopped here. Step back and the timeline still work; apply a setup or reload the page to start afresh.",
+    memory_full: "The page has used 3 GiB of the 4 GiB memory a web page may have, and dropping the oldest steps of the timeline no longer frees enough, so the simulation stopped here. Step back and the timeline still work; apply a setup or reload the page to start afresh.",
 };
 
 pub static KO: Texts = Texts {
@@ -641,7 +641,7 @@ pub static KO: Texts = Texts {
     fetcher_idle: "replica.fetch.backoff.ms를 기다리거나 다음 페치를 보내려는 참입니다.",
     legend_quorum: "컨트롤러 쿼럼",
     legend_broker_control: "브로커와 컨트롤러",
-    memory_full: "이 실행의 모든 단계를 간직하느라 웹 페이지가 쓸 수 있는 메모리 4GiB 중 3GiB를 써서, 시뮬레이션을 여기서 멈췄습니다. 한 단계 뒤로와 타임라인은 그대로 쓸 수 있고, 설정을 적용하거나 페이지를 새로 고치면 처음부터 시작합니다.",
+    memory_full: "웹 페이지가 쓸 수 있는 메모리 4GiB 중 3GiB를 썼고, 타임라인의 가장 오래된 단계를 지워도 더는 충분히 비워지지 않아 시뮬레이션을 여기서 멈췄습니다. 한 단계 뒤로와 타임라인은 그대로 쓸 수 있고, 설정을 적용하거나 페이지를 새로 고치면 처음부터 시작합니다.",
 };
 
 // ---------------------------------------------------------------------------
@@ -1024,6 +1024,16 @@ mod tests {
     use super::*;
     use crate::sim::record::partitioner::StickyReason;
 
+    /// The notice of a trimmed timeline says how many steps went and from
+    /// when it starts, in each language.
+    #[test]
+    fn a_trimmed_timeline_says_how_much_went_and_where_it_starts() {
+        let en = timeline_trimmed(Lang::En, 12_288, 754_321);
+        assert!(en.contains("12288 oldest steps") && en.contains("12 min 34 s"), "{en}");
+        let ko = timeline_trimmed(Lang::Ko, 12_288, 754_321);
+        assert!(ko.contains("12288개") && ko.contains("12분 34초"), "{ko}");
+    }
+
     #[test]
     fn every_speed_is_written_as_the_transport_bar_shows_it() {
         let labels: Vec<String> = crate::ui::player::SPEEDS.iter().map(|s| speed_label(*s)).collect();
@@ -1205,6 +1215,20 @@ pub fn duration(lang: Lang, ms: u64) -> String {
         format!("{}.{}{s}", ms / 1_000, ms % 1_000 / 100)
     } else {
         format!("{}{min} {}{s}", ms / 60_000, ms % 60_000 / 1_000)
+    }
+}
+
+/// Why Step back no longer reaches the run's start: the page dropped the
+/// oldest part of the timeline to stay within its memory.
+pub fn timeline_trimmed(lang: Lang, positions: usize, starts_ms: u64) -> String {
+    let at = duration(lang, starts_ms);
+    match lang {
+        Lang::En => format!(
+            "To stay within the page's memory, the {positions} oldest steps of the timeline were dropped: it now starts at {at} of simulated time. The cluster runs on, and a share link still replays the whole run."
+        ),
+        Lang::Ko => format!(
+            "페이지의 메모리 안에 머물려고 타임라인의 가장 오래된 단계 {positions}개를 지웠습니다. 이제 타임라인은 시뮬레이션 시간 {at}부터 시작합니다. 클러스터는 계속 돌고, 공유 링크는 여전히 실행 전체를 재생합니다."
+        ),
     }
 }
 

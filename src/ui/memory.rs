@@ -1,5 +1,6 @@
 //! The page's memory: a counting wrapper around the allocator, and the
-//! budget past which the session stops taking new steps.
+//! budget past which the session drops the oldest part of its timeline,
+//! and stops taking new steps once that frees too little.
 //!
 //! WebAssembly gives a page at most 4 GiB, and the session keeps every
 //! step (the trace, the timeline and a snapshot every 64 positions), so a
@@ -8,9 +9,10 @@
 //! word. Two things keep that from being the outcome. The page's binary
 //! installs [`PageAllocator`] (`src/main.rs`), which counts the bytes in use
 //! and, should the allocator still run dry, calls a hook that shows "out of
-//! memory" before the abort. And [`over_budget`] tells the session to stop
-//! taking new steps well before the limit, so a learner sees a message and
-//! a page that still works (Step back, the timeline, a new setup) instead.
+//! memory" before the abort. And [`over_budget`] tells the session, well before
+//! the limit, to drop the oldest part of its timeline, and to stop taking
+//! new steps if that is not enough, so a learner sees a message and a page
+//! that still works (Step back, the timeline, a new setup) instead.
 
 use std::alloc::{GlobalAlloc, Layout};
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -121,6 +121,9 @@ pub struct Session {
     tags: Vec<Tag>,
     /// One mark per position of `positions`.
     marks: Vec<Mark>,
+    /// How many positions from the timeline's start were dropped to stay
+    /// within the page's memory budget; positions count from there.
+    forgotten: usize,
 }
 
 impl Session {
@@ -145,6 +148,7 @@ impl Session {
             classifier: Classifier::new(),
             tags: Vec::new(),
             marks: vec![mark],
+            forgotten: 0,
         })
     }
 
@@ -252,10 +256,14 @@ impl Session {
         if s.sim.steps() != end_steps {
             return Err(ReplayError::Ended { steps: s.sim.steps() });
         }
-        if position >= s.timeline_len() {
-            return Err(ReplayError::Position { position, len: s.timeline_len() });
+        // Positions count from the run's start; the replay may have dropped
+        // the oldest ones to stay within memory, and then opens at the
+        // oldest kept if the link's was among them.
+        let len = s.forgotten + s.timeline_len();
+        if position >= len {
+            return Err(ReplayError::Position { position, len });
         }
-        s.go_to(position);
+        s.go_to(position.saturating_sub(s.forgotten));
         Ok(s)
     }
 
@@ -359,6 +367,40 @@ impl Session {
         self.snapshots.retain(|s| keep(s.index));
     }
 
+    /// Drops the older half of the timeline behind the cursor, up to a
+    /// snapshot that becomes the new start, with its events, tags, marks
+    /// and snapshots. The state and the commands stay, so every remaining
+    /// position is reached as exactly as before and a share link still
+    /// replays the whole run from the seed. False when too little is left.
+    fn forget_oldest(&mut self) -> bool {
+        // A multiple of the spacing, so that the snapshots kept stay on it.
+        let spacing = self.spacing;
+        let half = self.cursor / 2;
+        let candidates = self.snapshots.iter().map(|s| s.index).filter(|i| *i > 0 && *i <= half && i % spacing == 0);
+        let Some(cut) = candidates.last() else { return false };
+        let before = self.positions[cut - 1].steps;
+        let events = self.sim.trace().partition_point(|e| e.step <= before);
+        self.sim.forget_trace(events);
+        self.tags = self.tags.split_off(events);
+        self.positions = self.positions.split_off(cut);
+        self.marks = self.marks.split_off(cut);
+        self.retain_snapshots(&|index| index >= cut);
+        for saved in &mut self.snapshots {
+            saved.index -= cut;
+            saved.snapshot.forget_trace(events);
+        }
+        self.cursor -= cut;
+        self.forgotten += cut;
+        true
+    }
+
+    /// How many positions from the start of the run were dropped to stay
+    /// within the memory budget, and the simulated time the timeline now
+    /// starts at; None while the whole run is kept.
+    pub fn forgotten(&self) -> Option<(usize, u64)> {
+        (self.forgotten > 0).then(|| (self.forgotten, self.marks[0].time_ms))
+    }
+
     /// How many snapshots the session holds.
     pub fn snapshot_count(&self) -> usize {
         self.snapshots.len()
@@ -383,11 +425,17 @@ impl Session {
             self.go_to(self.cursor + 1);
             return true;
         }
-        // Past the page's memory budget no new step is taken: the page
-        // stops growing and says so, rather than running into the 4 GiB
-        // wall, where a failed allocation aborts without a word.
-        if !self.sim.has_pending() || super::memory::over_budget() {
+        if !self.sim.has_pending() {
             return false;
+        }
+        // Past the page's memory budget the oldest part of the timeline is
+        // dropped; when nothing is left to drop no new step is taken: the
+        // page stops growing and says so, rather than running into the 4
+        // GiB wall, where a failed allocation aborts without a word.
+        while super::memory::over_budget() {
+            if !self.forget_oldest() {
+                return false;
+            }
         }
         let before = self.sim.trace().len();
         let until = self.sim.now_ms().saturating_add(FOLD_WINDOW_MS);

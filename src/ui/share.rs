@@ -106,7 +106,8 @@ impl ShareLink {
                 .map(|(at_step, command)| StepAction { at_step: *at_step, command: command.clone() })
                 .collect(),
             end_step: session.end_steps(),
-            position: session.timeline_index(),
+            // From the run's start, as a replay counts.
+            position: session.forgotten().map_or(0, |(positions, _)| positions) + session.timeline_index(),
         }
     }
 

@@ -33,6 +33,7 @@ pub fn app() -> Html {
     let lines: Vec<NarrationLine> = narration::lines(lang, events, tags, state.focus);
     // Past the memory budget the session takes no new steps (ui::memory).
     let memory_full = crate::ui::memory::over_budget();
+    let trimmed = session.forgotten();
     let can_step = session.can_step();
     let can_step_back = session.can_step_back();
     let (timeline_len, timeline_index) = (session.timeline_len(), session.timeline_index());
@@ -82,7 +83,7 @@ pub fn app() -> Html {
                     <Dock key={format!("dock-{}", state.generation)} open={state.dock} topics={topics}
                         setup={state.setup.clone()} setup_error={state.setup_error.clone()} share={state.share}
                         producers={view.producers.clone()} consumers={view.consumers.clone()} />
-                    <Narration lines={Rc::new(lines)} error={state.error.clone().or_else(|| memory_full.then(|| t.memory_full.to_string()))}
+                    <Narration lines={Rc::new(lines)} error={state.error.clone().or_else(|| memory_full.then(|| t.memory_full.to_string())).or_else(|| trimmed.map(|(positions, ms)| crate::ui::i18n::timeline_trimmed(lang, positions, ms)))}
                         welcome={!state.hint_used} />
                     if let (Some(f), Some((lines, _, release, finished))) = (&state.followed, &follow_data) {
                         <FollowPanel followed={f.clone()} lines={lines.clone()}
