@@ -63,6 +63,7 @@ fn past_the_memory_budget_the_session_stops_stepping_and_step_back_still_works()
     assert!(s.sim().has_pending(), "the cluster had more to do: the budget stopped it");
     assert!(memory::over_budget());
     assert!(!s.step() && s.step_many(100) == 0, "no new step while over the budget");
+    assert!(s.memory_full() && !s.can_step(), "the page says memory is full and Step is off");
     // The timeline still moves: Step back and forward again replay from a
     // snapshot.
     let (index, view) = (s.timeline_index(), s.view());
@@ -112,6 +113,8 @@ fn past_the_budget_the_oldest_timeline_is_dropped_and_what_is_kept_stays_exact()
     // A budget just below what is in use: the next step drops the oldest
     // half of the timeline and goes on.
     memory::set_budget(memory::live_bytes() - (64 << 10));
+    assert!(memory::over_budget());
+    assert!(s.can_step() && !s.memory_full(), "Step and Play stay on: there is an old part to drop");
     assert!(s.step(), "the cluster runs on past the budget");
     let (forgotten, starts_ms) = s.forgotten().expect("the oldest part was dropped");
     assert!(forgotten >= len / 4 && forgotten <= len / 2, "{forgotten} of {len} positions");

@@ -247,7 +247,7 @@ impl Session {
                 break;
             }
             if !s.step() {
-                if super::memory::over_budget() {
+                if s.memory_full() {
                     return Err(ReplayError::MemoryFull { steps });
                 }
                 return Err(ReplayError::Ended { steps });
@@ -373,11 +373,7 @@ impl Session {
     /// position is reached as exactly as before and a share link still
     /// replays the whole run from the seed. False when too little is left.
     fn forget_oldest(&mut self) -> bool {
-        // A multiple of the spacing, so that the snapshots kept stay on it.
-        let spacing = self.spacing;
-        let half = self.cursor / 2;
-        let candidates = self.snapshots.iter().map(|s| s.index).filter(|i| *i > 0 && *i <= half && i % spacing == 0);
-        let Some(cut) = candidates.last() else { return false };
+        let Some(cut) = self.forget_cut() else { return false };
         let before = self.positions[cut - 1].steps;
         let events = self.sim.trace().partition_point(|e| e.step <= before);
         self.sim.forget_trace(events);
@@ -392,6 +388,21 @@ impl Session {
         self.cursor -= cut;
         self.forgotten += cut;
         true
+    }
+
+    /// Where [`Session::forget_oldest`] would cut: the last snapshot in the
+    /// older half behind the cursor, on the spacing so that the snapshots
+    /// kept stay on it.
+    fn forget_cut(&self) -> Option<usize> {
+        let spacing = self.spacing;
+        let half = self.cursor / 2;
+        self.snapshots.iter().map(|s| s.index).filter(|i| *i > 0 && *i <= half && i % spacing == 0).last()
+    }
+
+    /// Whether the page is past its memory budget with nothing left to
+    /// drop: no new step can be taken.
+    pub fn memory_full(&self) -> bool {
+        super::memory::over_budget() && self.forget_cut().is_none()
     }
 
     /// How many positions from the start of the run were dropped to stay
@@ -619,7 +630,7 @@ impl Session {
     /// Whether a Step has anything to do: a recorded future or a pending
     /// event.
     pub fn can_step(&self) -> bool {
-        self.cursor + 1 < self.positions.len() || (self.sim.has_pending() && !super::memory::over_budget())
+        self.cursor + 1 < self.positions.len() || (self.sim.has_pending() && !self.memory_full())
     }
 
     /// Steps to the next position in `focus` (through the recorded future

@@ -31,8 +31,9 @@ pub fn app() -> Html {
     let t = lang.texts();
     let (events, tags) = session.position_events();
     let lines: Vec<NarrationLine> = narration::lines(lang, events, tags, state.focus);
-    // Past the memory budget the session takes no new steps (ui::memory).
-    let memory_full = crate::ui::memory::over_budget();
+    // Past the memory budget, with no old part of the timeline left to
+    // drop, the session takes no new steps (ui::memory).
+    let memory_full = session.memory_full();
     let trimmed = session.forgotten();
     let can_step = session.can_step();
     let can_step_back = session.can_step_back();
