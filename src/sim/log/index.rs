@@ -166,7 +166,7 @@ impl OffsetIndex {
         OffsetIndex {
             base_offset,
             max_entries: max_entries_for(max_index_bytes, OFFSET_INDEX_ENTRY_SIZE),
-            bytes: ChunkedBytes::new(),
+            bytes: ChunkedBytes::for_index(),
         }
     }
 
@@ -310,7 +310,7 @@ impl TimeIndex {
         TimeIndex {
             base_offset,
             max_entries: max_entries_for(max_index_bytes, TIME_INDEX_ENTRY_SIZE),
-            bytes: ChunkedBytes::new(),
+            bytes: ChunkedBytes::for_index(),
         }
     }
 
