@@ -129,7 +129,7 @@ fn the_isr_shrinks_after_replica_lag_time_max_ms_and_grows_back() {
     let shrinks: Vec<(u64, Vec<u32>, Vec<u32>)> = trace
         .iter()
         .filter_map(|e| match &e.kind {
-            TraceKind::IsrShrunk { removed, isr, .. } => Some((e.time_ms, removed.clone(), isr.clone())),
+            TraceKind::IsrShrunk { removed, isr, .. } => Some((e.time_ms, removed.to_vec(), isr.clone())),
             _ => None,
         })
         .collect();

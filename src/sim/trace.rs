@@ -201,7 +201,7 @@ pub enum TraceKind {
     /// A delayed operation completed (`expired`: by its timeout).
     PurgatoryCompleted { request: RequestId, operation: u64, expired: bool },
     HighWatermarkAdvanced { partition: TopicPartition, replica: u32, from: i64, to: i64, isr: Vec<u32> },
-    IsrShrunk { partition: TopicPartition, removed: Vec<u32>, lag_ms: u64, isr: Vec<u32> },
+    IsrShrunk { partition: TopicPartition, removed: Box<[u32]>, lag_ms: u64, isr: Vec<u32> },
     IsrExpanded { partition: TopicPartition, replica: u32, follower_leo: i64, isr: Vec<u32> },
     /// A follower truncated its log to where it agrees with the leader.
     FollowerTruncated { partition: TopicPartition, replica: u32, to_offset: i64, epoch: i32 },
@@ -866,7 +866,7 @@ mod tests {
     #[cfg(target_pointer_width = "64")]
     #[test]
     fn a_trace_event_stays_small() {
-        assert!(std::mem::size_of::<super::TraceEvent>() <= 104, "{} B", std::mem::size_of::<super::TraceEvent>());
+        assert!(std::mem::size_of::<super::TraceEvent>() <= 96, "{} B", std::mem::size_of::<super::TraceEvent>());
         assert_eq!(std::mem::size_of::<crate::sim::ids::TopicPartition>(), 16);
     }
 }

@@ -1234,7 +1234,7 @@ mod tests {
                 vec![1, 10, 15, 2, 3],
             ),
             (
-                ev(TraceKind::IsrShrunk { partition: tp(2), removed: vec![3], lag_ms: 30012, isr: vec![1, 2] }),
+                ev(TraceKind::IsrShrunk { partition: tp(2), removed: [3].into(), lag_ms: 30012, isr: vec![1, 2] }),
                 vec![2, 3, 30012, 1],
             ),
             (
@@ -1525,7 +1525,7 @@ mod tests {
         });
         assert!(read.contains("하이 워터마크까지만") && read.contains("커밋된"), "{read}");
 
-        let shrunk = say(TraceKind::IsrShrunk { partition: tp(0), removed: vec![2], lag_ms: 30001, isr: vec![1] });
+        let shrunk = say(TraceKind::IsrShrunk { partition: tp(0), removed: [2].into(), lag_ms: 30001, isr: vec![1] });
         assert!(shrunk.contains("replica.lag.time.max.ms") && shrunk.contains("시간으로"), "{shrunk}");
 
         let deleted = say(TraceKind::SegmentDeleted {

@@ -720,7 +720,7 @@ impl Broker {
             if let Some(IsrChange::Shrunk { removed, lag_ms }) = p.maybe_shrink_isr(me, ctx.now_ms, lag_max, commit_first) {
                 let isr = p.pending_isr.clone().unwrap_or_else(|| p.isr.clone());
                 self.record_isr(&tp, &isr);
-                ctx.trace(|| TraceKind::IsrShrunk { partition: tp.clone(), removed, lag_ms, isr });
+                ctx.trace(|| TraceKind::IsrShrunk { partition: tp.clone(), removed: removed.into(), lag_ms, isr });
                 self.send_alter_partition(ctx, &tp);
                 // A smaller ISR may let the HW move (or freeze it below
                 // min.insync.replicas).
