@@ -82,7 +82,9 @@ fn memory_of_a_long_top_speed_play() {
 /// Issue 12's workload: the default cluster, booted, with steady traffic of
 /// ten 100-byte records a simulated second, stepped position by position as
 /// Play does. It prints the live bytes at 1, 10 and 60 simulated minutes and
-/// what one copy of the simulation (a snapshot) and the trace take then.
+/// what one copy of the simulation (a snapshot) and the trace take then,
+/// and how long timeline jumps and Step back take there (wall time, so only
+/// a measurement).
 #[test]
 #[ignore = "a measurement: run it by hand, see the module's doc"]
 fn memory_of_an_hour_of_steady_traffic() {
@@ -137,6 +139,32 @@ fn memory_of_an_hour_of_steady_traffic() {
             s.snapshot_count(),
             s.widest_snapshot_gap(),
             wall.elapsed()
+        );
+        // Jumps to positions drawn across the whole timeline, as the
+        // timeline's slider makes them, and one Step back from each; the
+        // cursor goes back to the end before the run goes on.
+        let end = s.timeline_len() - 1;
+        let mut draw = 0x2545_f491_4f6c_dd1d_u64 ^ minutes;
+        let mut jumps = Vec::new();
+        let mut backs = Vec::new();
+        for _ in 0..200 {
+            draw ^= draw << 13;
+            draw ^= draw >> 7;
+            draw ^= draw << 17;
+            let to = (draw % (end as u64 + 1)) as usize;
+            let t = std::time::Instant::now();
+            s.go_to(to);
+            jumps.push(t.elapsed());
+            let t = std::time::Instant::now();
+            s.step_back();
+            backs.push(t.elapsed());
+        }
+        s.go_to(end);
+        jumps.sort();
+        backs.sort();
+        eprintln!(
+            "        200 jumps: p50 {:.1?}, p99 {:.1?}, worst {:.1?}; Step back after each: p99 {:.1?}, worst {:.1?}",
+            jumps[100], jumps[197], jumps[199], backs[197], backs[199]
         );
     }
 }
