@@ -992,14 +992,19 @@ impl<T: serde::Serialize> serde::Serialize for CowVec<T> {
     }
 }
 
-impl<'de, T: serde::Deserialize<'de> + Clone> serde::Deserialize<'de> for CowVec<T> {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let items = Vec::<T>::deserialize(deserializer)?;
+impl<T: Clone> FromIterator<T> for CowVec<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(items: I) -> Self {
         let mut v = CowVec::new();
         for item in items {
             v.push(item);
         }
-        Ok(v)
+        v
+    }
+}
+
+impl<'de, T: serde::Deserialize<'de> + Clone> serde::Deserialize<'de> for CowVec<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(Vec::<T>::deserialize(deserializer)?.into_iter().collect())
     }
 }
 

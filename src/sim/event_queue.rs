@@ -86,13 +86,7 @@ impl<T: QueueOrder + Clone> Default for EventQueue<T> {
 impl<T: QueueOrder + Clone> EventQueue<T> {
     pub fn new() -> Self {
         Self {
-            wheel: {
-                let mut wheel = CowVec::new();
-                for _ in 0..WHEEL_MS {
-                    wheel.push(VecDeque::new());
-                }
-                wheel
-            },
+            wheel: (0..WHEEL_MS).map(|_| VecDeque::new()).collect(),
             in_use: [0; WHEEL_WORDS],
             heap: BinaryHeap::new(),
             now_ms: 0,

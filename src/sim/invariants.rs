@@ -248,6 +248,12 @@ struct PartitionWatch {
     unclean_epochs: Vec<i32>,
 }
 
+/// Where `key` (base offset, order of acknowledgement) is, or would go, in
+/// a partition's sorted acknowledged writes.
+fn acked_place(acked: &CowVec<((i64, u64), AckedWrite)>, key: (i64, u64)) -> usize {
+    acked.partition_point(|(k, _)| *k < key)
+}
+
 /// Checks every invariant incrementally; feed it each step with
 /// [`InvariantChecker::check_step`].
 #[derive(Clone, Debug, Default)]
@@ -466,7 +472,7 @@ impl InvariantChecker {
             return;
         }
         let mut lost = Vec::new();
-        let start = watch.acked.partition_point(|(key, _)| *key < (from, 0));
+        let start = acked_place(&watch.acked, (from, 0));
         for (key, w) in watch.acked.iter_from(start).take_while(|(key, _)| *key < (hw, 0)) {
             if batch_at(key.0) != Some(w.batch) {
                 lost.push((*key, w.clone()));
@@ -475,8 +481,7 @@ impl InvariantChecker {
         watch.verified_below = watch.verified_below.max(hw);
         for (key, w) in lost {
             let watch = self.partitions.get_mut(tp).expect("looked up above");
-            let place = watch.acked.partition_point(|(k, _)| *k < key);
-            watch.acked.remove(place);
+            watch.acked.remove(acked_place(&watch.acked, key));
             // An unclean election deposes the writes of every earlier
             // epoch, including those a deposed leader that has not heard yet
             // acknowledges after the election (a leader cut off from the
@@ -531,8 +536,7 @@ impl InvariantChecker {
         // Writes are mostly acknowledged in offset order, so this lands at
         // or near the end.
         let key = (base_offset, seq);
-        let place = watch.acked.partition_point(|(k, _)| *k < key);
-        watch.acked.insert(place, (key, AckedWrite { batch, client: request.client, acks, min_insync_replicas, step: at.step }));
+        watch.acked.insert(acked_place(&watch.acked, key), (key, AckedWrite { batch, client: request.client, acks, min_insync_replicas, step: at.step }));
         // Acknowledged after the leader's HW passed it: compare it next time.
         watch.verified_below = watch.verified_below.min(base_offset);
     }

@@ -5,7 +5,7 @@
 //! own `Vec<u8>` of each log, memory would grow with the log's size times
 //! the number of copies, so it grew quadratically in a long run. Here the
 //! bytes are written into a short private tail; once the tail reaches
-//! [`CHUNK_BYTES`] it is sealed into an immutable, reference-counted chunk,
+//! [`CHUNK_BYTES`] (less for an index) it is sealed into an immutable, reference-counted chunk,
 //! and a copy of the store copies only the tail and the list of chunks.
 //! The list of chunks is itself a [`CowVec`], shared in groups of 64, so
 //! the list a copy duplicates stays short too: a copy costs one tail and a
@@ -85,7 +85,8 @@ impl ChunkedBytes {
     }
 
     /// Appends one unit, which stays whole in one chunk, and seals the tail
-    /// once it has reached [`CHUNK_BYTES`].
+    /// once it has reached the store's seal size ([`CHUNK_BYTES`] for a log,
+    /// [`INDEX_CHUNK_BYTES`] for an index).
     pub fn push(&mut self, unit: &[u8]) {
         if self.tail.capacity() == 0 {
             self.tail.reserve_exact((self.seal_at as usize).max(unit.len()));
