@@ -534,7 +534,12 @@ pub struct Simulation {
     /// The nodes, and the last arrival time on each link between them.
     nodes: Nodes,
     topics: BTreeMap<String, TopicSpec>,
+    /// The trace up to now, `trace[..trace_end]`, and after it the events
+    /// of a recorded future that a restore went back past: a deterministic
+    /// run produces them again, so they are kept and a restore ahead needs
+    /// no replay to get them back.
     trace: Vec<TraceEvent>,
+    trace_end: usize,
     /// Keep the whole trace (the UI and tests), or only count events (benchmarks).
     record_trace: bool,
     /// Brokers that are down (killed and not restarted).
@@ -561,7 +566,7 @@ pub struct Simulation {
 
 impl Clone for Simulation {
     fn clone(&self) -> Simulation {
-        Simulation { trace: self.trace.clone(), ..self.copy_without_trace() }
+        Simulation { trace: self.trace.clone(), trace_end: self.trace_end, ..self.copy_without_trace() }
     }
 }
 
@@ -589,6 +594,7 @@ impl Simulation {
             elections: self.elections.clone(),
             metadata_committed: self.metadata_committed,
             trace: Vec::new(),
+            trace_end: 0,
         }
     }
 }
@@ -733,6 +739,7 @@ impl Simulation {
             nodes,
             topics,
             trace: Vec::new(),
+            trace_end: 0,
             record_trace: true,
             down: Default::default(),
             incarnations: BTreeMap::new(),
@@ -755,24 +762,41 @@ impl Simulation {
     /// needs only its length. Cloning the whole trace at every snapshot would
     /// make a long session quadratic.
     pub fn snapshot(&self) -> Snapshot {
-        Snapshot { state: self.copy_without_trace(), trace_len: self.trace.len() }
+        Snapshot { state: self.copy_without_trace(), trace_len: self.trace_end }
     }
 
-    /// Goes back to a snapshot taken earlier in this same run: the current
-    /// trace is cut back to the snapshot's length and kept.
+    /// Goes to a snapshot of this same run, behind or ahead of here. Going
+    /// back, the trace after the snapshot is kept as the recorded future
+    /// ([`Simulation::trace_ahead`]); going ahead, the snapshot's trace is
+    /// what that future holds, so no step in between is replayed. Panics if
+    /// the snapshot is ahead of the recorded future.
     // Out of line: inlined into the session's jump, it made the page larger.
     #[inline(never)]
     pub fn restore(&mut self, snapshot: &Snapshot) {
-        let mut trace = std::mem::take(&mut self.trace);
-        trace.truncate(snapshot.trace_len);
-        *self = Simulation { trace, ..snapshot.state.copy_without_trace() };
+        assert!(snapshot.trace_len <= self.trace.len(), "a snapshot of this run, within its recorded trace");
+        let trace = std::mem::take(&mut self.trace);
+        *self = Simulation { trace, trace_end: snapshot.trace_len, ..snapshot.state.copy_without_trace() };
+    }
+
+    /// The trace events after now that a restore went back past: the
+    /// recorded future, which steps from here produce again.
+    pub fn trace_ahead(&self) -> &[TraceEvent] {
+        &self.trace[self.trace_end..]
+    }
+
+    /// Drops the recorded future's trace events: the run takes another way
+    /// from here.
+    pub fn cut_trace_ahead(&mut self) {
+        self.trace.truncate(self.trace_end);
     }
 
     /// Forgets the first `events` trace events, freeing their memory: the
     /// session dropping the oldest part of its timeline. Snapshots taken
     /// before must forget them too ([`Snapshot::forget_trace`]).
     pub fn forget_trace(&mut self, events: usize) {
-        self.trace = self.trace.split_off(events.min(self.trace.len()));
+        let events = events.min(self.trace_end);
+        self.trace = self.trace.split_off(events);
+        self.trace_end -= events;
     }
 
     /// Stops keeping trace events (they are still counted); for benchmarks.
@@ -813,14 +837,15 @@ impl Simulation {
     }
 
     pub fn trace(&self) -> &[TraceEvent] {
-        &self.trace
+        &self.trace[..self.trace_end]
     }
 
     /// The trace events of one step.
     pub fn trace_of_step(&self, step: u64) -> &[TraceEvent] {
-        let start = self.trace.partition_point(|e| e.step < step);
-        let end = self.trace.partition_point(|e| e.step <= step);
-        &self.trace[start..end]
+        let trace = self.trace();
+        let start = trace.partition_point(|e| e.step < step);
+        let end = trace.partition_point(|e| e.step <= step);
+        &trace[start..end]
     }
 
     pub fn broker(&self, id: u32) -> Option<&Broker> {
@@ -1328,7 +1353,15 @@ impl Simulation {
             kept.push((**e).clone());
         }
         if self.record_trace {
-            self.trace.push(TraceEvent { step: self.steps, time_ms: self.now_ms, node, kind });
+            let event = TraceEvent { step: self.steps, time_ms: self.now_ms, node, kind };
+            // Through the recorded future the same event comes again, and
+            // the kept one stands; one that differs (never, in a
+            // deterministic run) would start another future.
+            if self.trace.get(self.trace_end) != Some(&event) {
+                self.trace.truncate(self.trace_end);
+                self.trace.push(event);
+            }
+            self.trace_end += 1;
         }
     }
 
@@ -1337,7 +1370,7 @@ impl Simulation {
     pub fn trace_hash(&self) -> u64 {
         let crc = crc::Crc::<u64>::new(&crc::CRC_64_ECMA_182);
         let mut digest = crc.digest();
-        for event in &self.trace {
+        for event in self.trace() {
             // The events' data, not their text: rewording a trace line must
             // not move the golden hash, only a change to the run may.
             let Ok(data) = serde_json::to_string(event) else { unreachable!("a trace event serializes") };

@@ -117,10 +117,15 @@ pub struct Session {
     /// Tags every simulation step's events for the focus; it moves with the
     /// timeline as the checker does.
     classifier: Classifier,
-    /// One tag per event of the simulation's trace, in the same order.
+    /// One tag per event of the simulation's trace, in the same order, and
+    /// one per event of its recorded future ([`Simulation::trace_ahead`]),
+    /// so that a jump ahead to a snapshot finds the tags as they were.
     tags: Vec<Tag>,
     /// One mark per position of `positions`.
     marks: Vec<Mark>,
+    /// How many simulation steps this session has run, replays included:
+    /// a test reads it to see how much a jump replayed.
+    steps_run: u64,
     /// How many positions from the timeline's start were dropped to stay
     /// within the page's memory budget; positions count from there.
     forgotten: usize,
@@ -148,6 +153,7 @@ impl Session {
             classifier: Classifier::new(),
             tags: Vec::new(),
             marks: vec![mark],
+            steps_run: 0,
             forgotten: 0,
         })
     }
@@ -316,13 +322,15 @@ impl Session {
             self.commands.truncate(self.positions[self.cursor].commands);
             let cursor = self.cursor;
             self.retain_snapshots(&|index| index <= cursor);
+            self.sim.cut_trace_ahead();
+            self.tags.truncate(self.sim.trace().len());
         }
     }
 
     fn record_position(&mut self) {
         let previous = self.positions[self.positions.len() - 1];
         let first = self.sim.trace().partition_point(|e| e.step <= previous.steps);
-        let (interest, background) = summarize(&self.tags[first..]);
+        let (interest, background) = summarize(&self.tags[first..self.sim.trace().len()]);
         let command = self.commands.len() > previous.commands;
         self.marks.push(Mark { time_ms: self.sim.now_ms(), interest, background, command, stop: false });
         self.positions.push(Position { steps: self.sim.steps(), commands: self.commands.len() });
@@ -464,11 +472,27 @@ impl Session {
 
     /// One simulation step, checked and classified.
     fn sim_step(&mut self) -> bool {
+        let before = self.sim.trace().len();
         let moved = self.sim.step();
         if moved {
+            self.steps_run += 1;
             self.checker.check_step(&self.sim);
             let trace = self.sim.trace();
-            self.classifier.classify_step(&trace[self.tags.len()..], &mut self.tags);
+            let fresh = &trace[before..];
+            // Through the recorded future the tags are kept with their
+            // events; should the simulation have dropped those, they go too.
+            if self.tags.len() != trace.len() + self.sim.trace_ahead().len() {
+                self.tags.truncate(before);
+            }
+            if self.tags.len() == before {
+                self.classifier.classify_step(fresh, &mut self.tags);
+            } else {
+                // The classifier still follows every step; replay is
+                // deterministic, so it tags them as it did the first time.
+                let mut again = Vec::with_capacity(fresh.len());
+                self.classifier.classify_step(fresh, &mut again);
+                debug_assert_eq!(&self.tags[before..before + fresh.len()], &again[..]);
+            }
         }
         moved
     }
@@ -502,11 +526,12 @@ impl Session {
         true
     }
 
-    /// Moves to any position of the timeline, exactly: going back, from the
-    /// nearest snapshot at or before it; going forward, from here. The
-    /// recorded commands and steps are replayed. A snapshot holds no trace,
-    /// so restoring one ahead of here would leave out the events of every
-    /// step in between: the narration, Follow and the trace hash read them.
+    /// Moves to any position of the timeline, exactly: from the nearest
+    /// snapshot at or before it, or from here when that is nearer. The
+    /// recorded commands and steps after it are replayed. A snapshot holds
+    /// no trace: one ahead of here takes the events of every step in
+    /// between, and their tags, from the recorded future kept when the
+    /// session went back past them.
     pub fn go_to(&mut self, index: usize) {
         if index >= self.positions.len() || index == self.cursor {
             return;
@@ -515,11 +540,10 @@ impl Session {
         let saved = self.snapshots.iter().rev().find(|s| s.index <= index);
         let mut applied = self.positions[self.cursor].commands;
         match saved {
-            Some(saved) if index < self.cursor => {
+            Some(saved) if index < self.cursor || saved.index > self.cursor => {
                 self.sim.restore(&saved.snapshot);
                 self.checker = saved.checker.clone();
                 self.classifier = saved.classifier.clone();
-                self.tags.truncate(self.sim.trace().len());
                 applied = saved.commands;
             }
             _ => {}
@@ -891,16 +915,32 @@ pub(crate) mod tests {
         for _ in 0..(3 * SNAPSHOT_EVERY) {
             s.step();
         }
-        let (end, trace) = (s.timeline_index(), s.sim().trace().to_vec());
+        let (end, trace, tags) = (s.timeline_index(), s.sim().trace().to_vec(), s.tags.clone());
         // One Step back over a snapshot's position, then forward onto it.
         s.go_to(2 * SNAPSHOT_EVERY - 1);
         assert!(s.step());
         assert_eq!(s.sim().trace(), &trace[..s.sim().trace().len()]);
         assert!(!s.last_step_trace().is_empty(), "the snapshot's own position has its events");
-        // A jump from the start to the end, over every snapshot.
+        // A jump from the start to the end, over every snapshot, starts
+        // from the last snapshot, with the events before it kept from the
+        // way there.
         s.go_to(0);
+        let run = s.steps_run;
         s.go_to(end);
         assert_eq!(s.sim().trace(), &trace[..], "the whole trace, none of it skipped");
+        assert_eq!(s.tags, tags, "every event's tag too");
+        let last = s.snapshots.last().map(|saved| s.positions[saved.index].steps).unwrap_or_default();
+        assert_eq!(s.steps_run - run, s.sim().steps() - last, "only the steps after the last snapshot replayed");
+        assert!(s.sim().trace_ahead().is_empty() && s.tags.len() == trace.len(), "nothing kept at the end");
+        // A jump back into the middle and on to a later snapshot alike.
+        s.go_to(SNAPSHOT_EVERY + 3);
+        s.go_to(2 * SNAPSHOT_EVERY + 5);
+        assert_eq!(s.sim().trace(), &trace[..s.sim().trace().len()]);
+        assert_eq!(s.tags, tags, "the tags of now and of the future alike");
+        while s.timeline_index() < end {
+            assert!(s.step());
+        }
+        assert_eq!(s.sim().trace(), &trace[..]);
     }
 
     #[test]
