@@ -10,6 +10,7 @@
 //! failure prints its seed; `SHARE_SEED=N` replays that one.
 
 use kafkascope::sim::rng::SimRng;
+use kafkascope::sim::client::load::KeyPattern;
 use kafkascope::sim::simulation::{Command, NodeSet};
 use kafkascope::ui::json::{JsonErrorKind, MAX_DEPTH};
 use kafkascope::ui::session::MAX_REPLAY_COMMANDS;
@@ -128,7 +129,7 @@ impl Gen {
     }
 
     fn command(&mut self) -> Command {
-        match self.below(9) {
+        match self.below(11) {
             0 => Command::Produce {
                 client: self.u32(),
                 topic: self.text(),
@@ -152,7 +153,19 @@ impl Gen {
             5 => Command::RestartBroker { broker: self.u32() },
             6 => Command::ShutdownBroker { broker: self.u32() },
             7 => Command::Partition { a: self.node_set(), b: self.node_set() },
-            _ => Command::Heal,
+            8 => Command::Heal,
+            9 => Command::StartLoad {
+                client: self.u32(),
+                topic: self.text(),
+                records_per_sec: self.u32(),
+                keys: match self.below(3) {
+                    0 => KeyPattern::None,
+                    1 => KeyPattern::Random,
+                    _ => KeyPattern::Fixed(self.u32()),
+                },
+                value_bytes: self.u32(),
+            },
+            _ => Command::StopLoad { client: self.u32() },
         }
     }
 

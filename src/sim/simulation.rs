@@ -5,6 +5,7 @@ use super::broker::{Broker, BrokerTimer, MetadataCache, PartitionAssignment};
 use super::client::consumer::{Consumer, FetchSpec};
 use super::client::producer::{Producer, ProducerRecord};
 use super::client::Client;
+use super::client::load::{KeyPattern, Load, LoadError, DEFAULT_VALUE_BYTES, MAX_FIXED_KEYS, MAX_RECORDS_PER_SEC};
 use super::controller::{Controller, ControllerSetup};
 use super::config::{BrokerConfig, ConsumerConfig, ProducerConfig, TopicConfig, TopicSpec};
 use super::ids::{NodeId, TopicName, TopicPartition};
@@ -248,6 +249,23 @@ pub enum Command {
     Partition { a: NodeSet, b: NodeSet },
     /// Heal every cut: messages flow again (those already lost stay lost).
     Heal,
+    /// Start a producer's load generator (in place of one running): a
+    /// steady `records_per_sec` to `topic`, each value `value_bytes` long.
+    StartLoad {
+        client: u32,
+        topic: String,
+        records_per_sec: u32,
+        #[serde(default)]
+        keys: KeyPattern,
+        #[serde(default = "default_value_bytes")]
+        value_bytes: u32,
+    },
+    /// Stop a producer's load generator.
+    StopLoad { client: u32 },
+}
+
+fn default_value_bytes() -> u32 {
+    DEFAULT_VALUE_BYTES
 }
 
 /// Some nodes of the cluster, by kind, for a network partition.
@@ -298,6 +316,12 @@ pub enum CommandError {
     EmptyPartitionSide,
     /// `Heal` with no cut in place.
     NoPartition,
+    /// A load generator's rate is not within 1 to 1,000 records a second.
+    LoadRate(u32),
+    /// A load generator's fixed key set is empty or too large.
+    LoadKeyCount(u32),
+    /// `StopLoad` for a producer whose load generator is not running.
+    NoLoad(u32),
 }
 
 impl fmt::Display for CommandError {
@@ -328,6 +352,11 @@ impl fmt::Display for CommandError {
             CommandError::NodeOnBothSides(n) => write!(f, "{n} cannot be on both sides of a network partition"),
             CommandError::EmptyPartitionSide => write!(f, "a network partition needs at least one node on each side"),
             CommandError::NoPartition => write!(f, "there is no network partition to heal"),
+            CommandError::LoadRate(r) => {
+                write!(f, "a load generator sends 1 to {MAX_RECORDS_PER_SEC} records a second, not {r}")
+            }
+            CommandError::LoadKeyCount(n) => write!(f, "a fixed key set has 1 to {MAX_FIXED_KEYS} keys, not {n}"),
+            CommandError::NoLoad(c) => write!(f, "producer {c} is not running a load generator"),
         }
     }
 }
@@ -912,15 +941,38 @@ impl Simulation {
         Ok(())
     }
 
+    fn check_producer(&self, client: u32) -> Result<&Producer, CommandError> {
+        self.producer(client).ok_or(match self.consumer(client) {
+            Some(_) => CommandError::NotAProducer(client),
+            None => CommandError::UnknownClient(client),
+        })
+    }
+
     fn check(&self, command: &Command) -> Result<(), CommandError> {
         match command {
-            Command::Produce { client, topic, key, value, headers, partition, .. } => {
-                if self.producer(*client).is_none() {
-                    return Err(match self.consumer(*client) {
-                        Some(_) => CommandError::NotAProducer(*client),
-                        None => CommandError::UnknownClient(*client),
-                    });
+            Command::StartLoad { client, topic, records_per_sec, keys, value_bytes } => {
+                self.check_producer(*client)?;
+                if !self.topics.contains_key(topic) {
+                    return Err(CommandError::UnknownTopic(topic.clone()));
                 }
+                let load = Load { topic: topic.clone(), records_per_sec: *records_per_sec, keys: *keys, value_bytes: *value_bytes };
+                match load.check() {
+                    Err(LoadError::Rate(r)) => return Err(CommandError::LoadRate(r)),
+                    Err(LoadError::KeyCount(n)) => return Err(CommandError::LoadKeyCount(n)),
+                    Ok(()) => {}
+                }
+                let bytes = *value_bytes as usize + load.longest_key();
+                if bytes > MAX_REQUEST_SIZE {
+                    return Err(CommandError::RecordTooLarge { bytes });
+                }
+            }
+            Command::StopLoad { client } => {
+                if self.check_producer(*client)?.load().is_none() {
+                    return Err(CommandError::NoLoad(*client));
+                }
+            }
+            Command::Produce { client, topic, key, value, headers, partition, .. } => {
+                self.check_producer(*client)?;
                 let Some(spec) = self.topics.get(topic) else {
                     return Err(CommandError::UnknownTopic(topic.clone()));
                 };
@@ -1145,6 +1197,26 @@ impl Simulation {
     fn run_command(&mut self, command: Command, outs: &mut Outputs) -> NodeId {
         let now = self.now_ms;
         match command {
+            Command::StartLoad { client, topic, records_per_sec, keys, value_bytes } => {
+                let me = NodeId::Client(client);
+                let mut ctx = Ctx { now_ms: now, me, rng: &mut self.rng, out: &mut outs.client, tracing: self.record_trace };
+                if let Some(Node::Client(c)) = self.nodes.get_mut(&me) {
+                    if let Client::Producer(p) = c.as_mut() {
+                        p.start_load(&mut ctx, Load { topic, records_per_sec, keys, value_bytes });
+                    }
+                }
+                me
+            }
+            Command::StopLoad { client } => {
+                let me = NodeId::Client(client);
+                let mut ctx = Ctx { now_ms: now, me, rng: &mut self.rng, out: &mut outs.client, tracing: self.record_trace };
+                if let Some(Node::Client(c)) = self.nodes.get_mut(&me) {
+                    if let Client::Producer(p) = c.as_mut() {
+                        p.stop_load(&mut ctx);
+                    }
+                }
+                me
+            }
             Command::Produce { client, topic, key, value, headers, partition, timestamp_ms } => {
                 let me = NodeId::Client(client);
                 let record = ProducerRecord {

@@ -12,6 +12,7 @@ use super::raft::output::{ElectionCause, RaftEvent, ResignReason, VoteRejectReas
 use super::record::batch::ValidationError;
 use super::record::partitioner::StickyReason;
 use super::metadata::MetadataRecord;
+use super::client::load::{KeyPattern, Load};
 use super::prose::{and_list, brokers};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -216,6 +217,10 @@ pub enum TraceKind {
     ProducerIdAssigned { client: NodeId, producer_id: i64, producer_epoch: i16 },
     /// A producer got the answer for a batch.
     ProduceCompleted { request: RequestId, partition: TopicPartition, base_offset: i64, error: ErrorCode, records: u32 },
+    /// A producer started a load generator: a steady stream of records.
+    LoadStarted { client: NodeId, load: Box<Load> },
+    /// A producer stopped its load generator after `sent` records.
+    LoadStopped { client: NodeId, sent: u64 },
     /// A producer will send a batch again.
     ProduceRetry { client: NodeId, partition: TopicPartition, error: ErrorCode, attempt: u32 },
     /// The leader refused a producer's batch of several records as too
@@ -777,6 +782,19 @@ impl fmt::Display for TraceEvent {
             TraceKind::ProduceCompleted { request, partition, base_offset, error, records } => {
                 write!(f, "{request} produce of {records} to {partition} completed: {error}, base offset {base_offset}")
             }
+            TraceKind::LoadStarted { client, load } => {
+                let keys = match load.keys {
+                    KeyPattern::None => "no keys".to_string(),
+                    KeyPattern::Fixed(n) => format!("{n} fixed keys"),
+                    KeyPattern::Random => "random keys".to_string(),
+                };
+                write!(
+                    f,
+                    "{client} starts a load of {} records/s to {}, {keys}, {}-byte values",
+                    load.records_per_sec, load.topic, load.value_bytes
+                )
+            }
+            TraceKind::LoadStopped { client, sent } => write!(f, "{client} stops its load after {sent} records"),
             TraceKind::ProduceRetry { client, partition, error, attempt } => {
                 write!(f, "{client} retries batch for {partition} after {error} (attempt {attempt})")
             }

@@ -3,6 +3,7 @@
 
 use super::client::consumer::{ConsumedRecord, Consumer, FetchOutcome};
 use super::client::producer::{Producer, RecordOutcome};
+use super::client::load::LoadRun;
 use super::config::TopicSpec;
 use super::ids::{NodeId, RequestId, TopicPartition};
 use super::log::log::SegmentView;
@@ -276,6 +277,8 @@ pub struct ProducerView {
     /// however many records were sent.
     pub records: CowVec<RecordOutcome>,
     pub batches: Vec<ProducerBatchView>,
+    /// Its load generator, while one runs.
+    pub load: Option<LoadRun>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -417,6 +420,7 @@ pub(crate) fn producer_view(p: &Producer, now_ms: u64) -> ProducerView {
         batch_size: p.config().batch_size,
         records: p.records().clone(),
         batches,
+        load: p.load().cloned(),
     }
 }
 

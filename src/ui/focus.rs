@@ -343,9 +343,11 @@ impl Classifier {
             | TraceKind::BatchReady { .. }
             | TraceKind::MetadataUpdated { .. }
             | TraceKind::ProducerIdAssigned { .. } => Tag::mine(Interest::NONE),
-            TraceKind::ProduceRetry { .. } | TraceKind::BatchSplit { .. } | TraceKind::BatchExpired { .. } => {
-                Tag::mine(Interest::NOTABLE)
-            }
+            TraceKind::ProduceRetry { .. }
+            | TraceKind::BatchSplit { .. }
+            | TraceKind::BatchExpired { .. }
+            | TraceKind::LoadStarted { .. }
+            | TraceKind::LoadStopped { .. } => Tag::mine(Interest::NOTABLE),
             TraceKind::HighWatermarkAdvanced { .. }
             | TraceKind::IsrShrunk { .. }
             | TraceKind::IsrExpanded { .. }

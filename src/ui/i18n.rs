@@ -118,6 +118,17 @@ pub struct Texts {
     pub messages_in_flight: &'static str,
     pub headers: &'static str,
     pub headers_hint: &'static str,
+    pub steady_load: &'static str,
+    pub steady_load_hint: &'static str,
+    pub records_per_sec: &'static str,
+    pub keys: &'static str,
+    pub no_keys: &'static str,
+    pub fixed_keys: &'static str,
+    pub random_keys: &'static str,
+    pub value_bytes: &'static str,
+    pub start_load: &'static str,
+    pub stop_load: &'static str,
+    pub load_numbers: &'static str,
     pub status_shutting_down: &'static str,
     pub status_shutting_down_hint: &'static str,
     pub shut_down: &'static str,
@@ -319,6 +330,17 @@ pub static EN: Texts = Texts {
     messages_in_flight: "messages in flight",
     headers: "Headers",
     headers_hint: "Record headers as key=value pairs separated by commas; they travel in the record batch after the value.",
+    steady_load: "Steady load",
+    steady_load_hint: "A load generator sends records at a steady rate in simulated time, as kafka-producer-perf-test does: watch linger.ms and batch.size fill batches and the request queues and purgatory fill up.",
+    records_per_sec: "Records/s",
+    keys: "Keys",
+    no_keys: "none",
+    fixed_keys: "keys",
+    random_keys: "random",
+    value_bytes: "Value bytes",
+    start_load: "Start load",
+    stop_load: "Stop load",
+    load_numbers: "Records a second and value bytes must be whole numbers.",
     status_shutting_down: "shutting down",
     status_shutting_down_hint: "Controlled shutdown: the broker asked to stop (wantShutDown in its heartbeat); the active controller moves its leaderships to other ISR replicas and takes it out of every ISR, then lets it stop.",
     shut_down: "Shut down",
@@ -517,6 +539,17 @@ pub static KO: Texts = Texts {
     messages_in_flight: "개 메시지 전송 중",
     headers: "헤더",
     headers_hint: "레코드 헤더를 쉼표로 구분한 key=value 쌍으로 적습니다. 레코드 배치 안에서 값 뒤에 실려 갑니다.",
+    steady_load: "꾸준한 부하",
+    steady_load_hint: "부하 생성기는 kafka-producer-perf-test처럼 시뮬레이션 시간으로 일정한 속도로 레코드를 보냅니다. linger.ms와 batch.size가 배치를 채우고 요청 큐와 퍼거토리가 차오르는 모습을 지켜보세요.",
+    records_per_sec: "초당 레코드",
+    keys: "키",
+    no_keys: "없음",
+    fixed_keys: "개 키",
+    random_keys: "무작위",
+    value_bytes: "값 바이트",
+    start_load: "부하 시작",
+    stop_load: "부하 멈춤",
+    load_numbers: "초당 레코드와 값 바이트는 정수여야 합니다.",
     status_shutting_down: "종료 중",
     status_shutting_down_hint: "제어된 종료: 브로커가 하트비트의 wantShutDown으로 종료를 요청했습니다. 액티브 컨트롤러가 리더십을 다른 ISR 복제본으로 옮기고 모든 ISR에서 뺀 다음 종료를 허락합니다.",
     shut_down: "제어된 종료",
@@ -656,6 +689,7 @@ use super::setup::{Field, Setup, SetupError, MAX_BROKERS, MAX_CONSUMERS, MAX_PAR
 use super::json::{Expected, JsonError, JsonErrorKind, MAX_DEPTH};
 use super::share::{LinkError, MAX_LINK_CHARS, VERSION as LINK_VERSION};
 use crate::sim::simulation::{CommandError, ConfigError, ConfigProblem, MAX_BROKERS as MAX_SIM_BROKERS, MAX_REQUEST_SIZE};
+use crate::sim::client::load::{KeyPattern, LoadRun, MAX_FIXED_KEYS, MAX_RECORDS_PER_SEC};
 use crate::sim::trace::PartitionReason;
 
 fn acks_name(acks: i16) -> String {
@@ -761,6 +795,11 @@ pub fn command_error(lang: Lang, e: &CommandError) -> String {
         (_, C::NodeOnBothSides(n)) => format!("{} 네트워크 분할의 양쪽에 함께 있을 수 없습니다", neun(format!("{n}"))),
         (_, C::EmptyPartitionSide) => "네트워크 분할에는 양쪽에 노드가 하나 이상 있어야 합니다".into(),
         (_, C::NoPartition) => "복구할 네트워크 분할이 없습니다".into(),
+        (_, C::LoadRate(r)) => {
+            format!("부하 생성기는 초당 레코드 1~{MAX_RECORDS_PER_SEC}개를 보낼 수 있습니다({r}개는 안 됩니다)")
+        }
+        (_, C::LoadKeyCount(n)) => format!("고정 키 집합에는 키가 1~{MAX_FIXED_KEYS}개 있어야 합니다({n}개는 안 됩니다)"),
+        (_, C::NoLoad(c)) => format!("{} 부하 생성기를 돌리고 있지 않습니다", neun(format!("프로듀서 {c}"))),
     };
     format!("{text}.")
 }
@@ -1142,6 +1181,9 @@ mod tests {
             C::NodeOnBothSides(NodeId::Client(0)),
             C::EmptyPartitionSide,
             C::NoPartition,
+            C::LoadRate(0),
+            C::LoadKeyCount(0),
+            C::NoLoad(0),
         ];
         for e in errors {
             let (en, ko) = (command_error(Lang::En, &e), command_error(Lang::Ko, &e));
@@ -1189,6 +1231,45 @@ pub fn quorum_facts(lang: Lang, epoch: i32, majority: u32, voters: usize) -> Str
     match lang {
         Lang::En => format!("epoch {epoch} · majority {majority} of {voters}"),
         Lang::Ko => format!("에포크 {epoch} · 과반 {voters}대 중 {majority}대"),
+    }
+}
+
+/// The line under the produced records when the older ones are left out.
+pub fn earlier_records(lang: Lang, n: usize) -> String {
+    match lang {
+        Lang::En => format!("{n} earlier records are not listed."),
+        Lang::Ko => format!("이전 레코드 {n}개는 목록에 없습니다."),
+    }
+}
+
+/// What a producer's running load generator does, for its line under the
+/// Steady load form.
+pub fn load_running(lang: Lang, producer: u32, acks: i16, run: &LoadRun) -> String {
+    let acks = if acks == -1 { "all".to_string() } else { acks.to_string() };
+    let l = &run.load;
+    match lang {
+        Lang::En => {
+            let keys = match l.keys {
+                KeyPattern::None => "no keys".to_string(),
+                KeyPattern::Fixed(n) => format!("{n} keys"),
+                KeyPattern::Random => "random keys".to_string(),
+            };
+            format!(
+                "client-{producer} (acks={acks}) sends {} records/s to {}, {keys}, {}-byte values: {} sent so far.",
+                l.records_per_sec, l.topic, l.value_bytes, run.sent
+            )
+        }
+        Lang::Ko => {
+            let keys = match l.keys {
+                KeyPattern::None => "키 없음".to_string(),
+                KeyPattern::Fixed(n) => format!("키 {n}개"),
+                KeyPattern::Random => "무작위 키".to_string(),
+            };
+            format!(
+                "client-{producer}(acks={acks})가 {}에 초당 레코드 {}개를 보냅니다({keys}, 값 {}바이트). 지금까지 {}개를 보냈습니다.",
+                l.topic, l.records_per_sec, l.value_bytes, run.sent
+            )
+        }
     }
 }
 

@@ -242,6 +242,11 @@ impl<'a> Reader<'a> {
         Self { text, at: 0, depth: 0 }
     }
 
+    /// Whether the next value is an object.
+    pub fn at_object(&mut self) -> bool {
+        self.peek() == Some(b'{')
+    }
+
     /// Where the next value starts.
     pub fn position(&mut self) -> usize {
         self.peek();

@@ -1,6 +1,7 @@
 //! One sentence for each trace event, saying what happened and, where it
 //! teaches something, why.
 
+use crate::sim::client::load::KeyPattern;
 use crate::sim::metadata::MetadataRecord;
 use crate::sim::log::log::DeletionReason;
 use crate::sim::log::segment::RollReason;
@@ -226,6 +227,24 @@ pub(super) fn narrate(event: &TraceEvent) -> String {
                 format!("Produce {request} to {partition} failed with {error}.")
             }
         }
+        TraceKind::LoadStarted { client, load } => {
+            let keys = match load.keys {
+                KeyPattern::None => {
+                    "no key, so the sticky partitioner fills one partition's batch before it moves to the next".to_string()
+                }
+                KeyPattern::Fixed(n) => {
+                    format!("one of {n} keys in turn, and a key always hashes to the same partition")
+                }
+                KeyPattern::Random => "a random key, so the records spread over every partition".to_string(),
+            };
+            format!(
+                "{client} starts a load generator: {} records a second to {}, each with a {}-byte value and {keys}. Watch linger.ms and batch.size fill its batches.",
+                load.records_per_sec, load.topic, load.value_bytes
+            )
+        }
+        TraceKind::LoadStopped { client, sent } => format!(
+            "{client} stops its load generator after {sent} records; those still in its batches are sent as usual."
+        ),
         TraceKind::ProduceRetry { client, partition, error, attempt } => format!(
             "{client} will retry its batch for {partition} after {error} (attempt {attempt}). With idempotence the broker drops the copy if the first try was written."
         ),

@@ -7,6 +7,7 @@
 //! 오류 이름, Produce·Fetch·Metadata 같은 API 이름, 파일 이름)는 라틴 문자 그대로
 //! 둡니다. 학습자가 문서와 로그에서 그대로 찾아볼 수 있어야 하기 때문입니다.
 
+use crate::sim::client::load::KeyPattern;
 use crate::sim::control_plane::ControlRpc;
 
 use crate::sim::metadata::MetadataRecord;
@@ -275,6 +276,26 @@ pub(super) fn narrate(event: &TraceEvent) -> String {
                 format!("{} 보낸 {} {error} 오류로 실패했습니다.", ro(partition), ga(format!("Produce {request}")))
             }
         }
+        TraceKind::LoadStarted { client, load } => {
+            let keys = match load.keys {
+                KeyPattern::None => {
+                    "키가 없어서 스티키 파티셔너가 한 파티션의 배치를 채운 뒤에야 다음 파티션으로 옮겨 갑니다".to_string()
+                }
+                KeyPattern::Fixed(n) => format!("키 {n}개를 차례로 쓰고, 같은 키는 언제나 같은 파티션으로 해시됩니다"),
+                KeyPattern::Random => "키가 매번 무작위라서 레코드가 모든 파티션에 퍼집니다".to_string(),
+            };
+            format!(
+                "{} 부하 생성기를 시작합니다. {}에 초당 레코드 {}개를 보내고, 값은 {}바이트이며, {keys}. linger.ms와 batch.size가 배치를 채우는 모습을 지켜보세요.",
+                ga(client),
+                load.topic,
+                load.records_per_sec,
+                load.value_bytes
+            )
+        }
+        TraceKind::LoadStopped { client, sent } => format!(
+            "{} 레코드 {sent}개를 보낸 뒤 부하 생성기를 멈춥니다. 배치에 남은 레코드는 평소처럼 전송됩니다.",
+            ga(client)
+        ),
         TraceKind::ProduceRetry { client, partition, error, attempt } => format!(
             "{} {error} 오류 때문에 {partition} 배치를 다시 보냅니다({attempt}번째 시도). 멱등성이 켜져 있으면, 첫 시도가 이미 기록된 경우 브로커가 중복본을 버립니다.",
             ga(client)
@@ -1354,6 +1375,19 @@ mod tests {
                 }),
                 vec![0, 2, 6],
             ),
+            (
+                ev(TraceKind::LoadStarted {
+                    client: NodeId::Client(0),
+                    load: Box::new(crate::sim::client::load::Load {
+                        topic: "orders".into(),
+                        records_per_sec: 50,
+                        keys: KeyPattern::Fixed(10),
+                        value_bytes: 200,
+                    }),
+                }),
+                vec![0, 50, 10, 200],
+            ),
+            (ev(TraceKind::LoadStopped { client: NodeId::Client(1), sent: 3001 }), vec![1, 3001]),
             (
                 ev(TraceKind::BatchSplit { client: NodeId::Client(0), partition: tp(1), records: 12, bytes: 5000, batch_size: 16384, batches: 1 }),
                 vec![0, 1, 12, 5000, 16384],

@@ -21,6 +21,7 @@
 
 use super::session::{ReplayError, Session};
 use super::setup::{Setup, SetupError};
+use crate::sim::client::load::{KeyPattern, DEFAULT_VALUE_BYTES};
 use crate::sim::simulation::Command;
 use base64::alphabet;
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
@@ -240,6 +241,9 @@ const ACTION_FIELDS: &[&str] = &[
     "broker",
     "a",
     "b",
+    "records_per_sec",
+    "keys",
+    "value_bytes",
 ];
 /// The `action` tags, in `Command`'s order, snake_case as serde renames them.
 pub const ACTIONS: &[&str] = &[
@@ -252,7 +256,12 @@ pub const ACTIONS: &[&str] = &[
     "shutdown_broker",
     "partition",
     "heal",
+    "start_load",
+    "stop_load",
 ];
+/// A load generator's key patterns without a count, as serde names them.
+const KEY_PATTERNS: &[&str] = &["none", "random"];
+const FIXED_KEYS_FIELDS: &[&str] = &["fixed"];
 const ACKS: &[&str] = &["all", "-1", "1", "0"];
 
 fn write_setup(w: &mut Writer, s: &Setup) {
@@ -391,8 +400,51 @@ fn write_action(w: &mut Writer, a: &StepAction) {
             write_node_set(w, b);
         }
         Command::Heal => {}
+        Command::StartLoad { client, topic, records_per_sec, keys, value_bytes } => {
+            w.key("client");
+            w.number(client);
+            w.key("topic");
+            w.string(topic);
+            w.key("records_per_sec");
+            w.number(records_per_sec);
+            w.key("keys");
+            match keys {
+                KeyPattern::None => w.string(KEY_PATTERNS[0]),
+                KeyPattern::Random => w.string(KEY_PATTERNS[1]),
+                KeyPattern::Fixed(n) => {
+                    w.open('{');
+                    w.key(FIXED_KEYS_FIELDS[0]);
+                    w.number(n);
+                    w.close('}');
+                }
+            }
+            w.key("value_bytes");
+            w.number(value_bytes);
+        }
+        Command::StopLoad { client } => {
+            w.key("client");
+            w.number(client);
+        }
     }
     w.close('}');
+}
+
+/// A key pattern as serde writes it: `"none"`, `"random"` or
+/// `{"fixed": n}`.
+fn read_keys(r: &mut Reader) -> Result<KeyPattern, JsonError> {
+    if r.at_object() {
+        let mut o = r.object(FIXED_KEYS_FIELDS)?;
+        let n = o.need(r, FIXED_KEYS_FIELDS[0], Reader::u32)?;
+        o.finish(r)?;
+        return Ok(KeyPattern::Fixed(n));
+    }
+    let at = r.position();
+    let name = r.string()?;
+    match KEY_PATTERNS.iter().position(|p| *p == name) {
+        Some(0) => Ok(KeyPattern::None),
+        Some(_) => Ok(KeyPattern::Random),
+        None => Err(JsonError::new(at, JsonErrorKind::Choice(KEY_PATTERNS))),
+    }
 }
 
 /// The command's place in [`ACTIONS`].
@@ -407,6 +459,8 @@ fn action_index(command: &Command) -> usize {
         Command::ShutdownBroker { .. } => 6,
         Command::Partition { .. } => 7,
         Command::Heal => 8,
+        Command::StartLoad { .. } => 9,
+        Command::StopLoad { .. } => 10,
     }
 }
 
@@ -448,7 +502,15 @@ fn read_action(r: &mut Reader) -> Result<StepAction, JsonError> {
         5 => Command::RestartBroker { broker: o.need(r, "broker", Reader::u32)? },
         6 => Command::ShutdownBroker { broker: o.need(r, "broker", Reader::u32)? },
         7 => Command::Partition { a: o.need(r, "a", read_node_set)?, b: o.need(r, "b", read_node_set)? },
-        _ => Command::Heal,
+        8 => Command::Heal,
+        9 => Command::StartLoad {
+            client: o.need(r, "client", Reader::u32)?,
+            topic: o.need(r, "topic", Reader::string)?,
+            records_per_sec: o.need(r, "records_per_sec", Reader::u32)?,
+            keys: o.get(r, "keys", read_keys)?.unwrap_or_default(),
+            value_bytes: o.get(r, "value_bytes", Reader::u32)?.unwrap_or(DEFAULT_VALUE_BYTES),
+        },
+        _ => Command::StopLoad { client: o.need(r, "client", Reader::u32)? },
     };
     o.finish(r)?;
     Ok(StepAction { at_step, command })

@@ -17,6 +17,7 @@ use super::setup::{Setup, SetupError};
 use super::share::{self, LinkError, ShareLink};
 use crate::sim::ids::RequestId;
 use crate::sim::protocol::ApiKey;
+use crate::sim::client::load::KeyPattern;
 use crate::sim::simulation::Command;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -295,6 +296,11 @@ pub enum Action {
     /// The system's colour scheme changed (true: dark).
     SchemeChanged(bool),
     Produce { topic: String, key: String, value: String, headers: Vec<(String, String)>, acks: i16 },
+    /// Start the load generator of the producer with these acks (in place
+    /// of one it runs).
+    StartLoad { topic: String, records_per_sec: u32, keys: KeyPattern, value_bytes: u32, acks: i16 },
+    /// Stop the load generator of producer client `client`.
+    StopLoad { client: u32 },
     /// A fetch by consumer `consumer` (0-based, of the setup's consumers).
     Fetch { consumer: u32, topic: String, partition: u32, offset: Option<i64>, min_bytes: i32, max_wait_ms: i32 },
     ShowError(String),
@@ -405,6 +411,15 @@ impl AppState {
                     partition: None,
                     timestamp_ms: None,
                 };
+                self.session.borrow_mut().command(command).map_err(|e| i18n::command_error(self.lang, &e))?;
+            }
+            Action::StartLoad { topic, records_per_sec, keys, value_bytes, acks } => {
+                let client = self.setup.producer_for_acks(acks);
+                let command = Command::StartLoad { client, topic, records_per_sec, keys, value_bytes };
+                self.session.borrow_mut().command(command).map_err(|e| i18n::command_error(self.lang, &e))?;
+            }
+            Action::StopLoad { client } => {
+                let command = Command::StopLoad { client };
                 self.session.borrow_mut().command(command).map_err(|e| i18n::command_error(self.lang, &e))?;
             }
             Action::Fetch { consumer, topic, partition, offset, min_bytes, max_wait_ms } => {

@@ -3,6 +3,7 @@
 //! sender with retries, a fetcher with a position per partition).
 
 pub mod consumer;
+pub mod load;
 pub mod metadata;
 pub mod producer;
 
@@ -35,6 +36,9 @@ pub enum ClientTimer {
     /// Records still wait for their topic's metadata: the refresh backoff
     /// passed, so ask again (or give up on those past max.block.ms).
     MetadataRefresh,
+    /// The load generator's next record is due; `generation` names the
+    /// run that armed it.
+    Load { generation: u32 },
 }
 
 #[derive(Clone, Debug)]

@@ -13,6 +13,7 @@ use super::super::protocol::{
 use super::super::record::batch::{self, BatchBuilder, Header};
 use super::super::record::partitioner::{partition_for_key, RoundRobinPartitioner, StickyPartitioner};
 use super::super::trace::{BatchReadyReason, Direction, PartitionReason, Stage, TraceKind};
+use super::load::{Load, LoadRun};
 use super::metadata::MetadataState;
 use super::ClientTimer;
 use serde::{Deserialize, Serialize};
@@ -167,6 +168,10 @@ pub struct Producer {
     /// The sender's list of ready partitions, kept between drains so its
     /// buffer is reused; empty outside `drain`.
     drain_scratch: Vec<(u32, TopicPartition)>,
+    /// The load generator, while one runs.
+    load: Option<LoadRun>,
+    /// How many load generators this producer has started.
+    load_runs: u32,
 }
 
 impl Producer {
@@ -193,7 +198,52 @@ impl Producer {
             round_robin: RoundRobinPartitioner::new(),
             records: CowVec::new(),
             drain_scratch: Vec::new(),
+            load: None,
+            load_runs: 0,
         }
+    }
+
+    /// The load generator running, if one is.
+    pub fn load(&self) -> Option<&LoadRun> {
+        self.load.as_ref()
+    }
+
+    /// Starts a load generator, in place of one already running: its first
+    /// record is sent at once.
+    pub fn start_load(&mut self, ctx: &mut Ctx, load: Load) {
+        self.load_runs += 1;
+        let client = self.id;
+        ctx.trace(|| TraceKind::LoadStarted { client, load: Box::new(load.clone()) });
+        self.load = Some(LoadRun { load, started_ms: ctx.now_ms, sent: 0, generation: self.load_runs });
+        self.load_tick(ctx);
+    }
+
+    /// Stops the load generator; the records it sent go on as any others.
+    pub fn stop_load(&mut self, ctx: &mut Ctx) {
+        if let Some(run) = self.load.take() {
+            let client = self.id;
+            ctx.trace(|| TraceKind::LoadStopped { client, sent: run.sent });
+        }
+    }
+
+    /// Sends the load generator's records that are due and arms its timer
+    /// for the next one.
+    fn load_tick(&mut self, ctx: &mut Ctx) {
+        let Some(run) = &mut self.load else { return };
+        let due = run.take_due(ctx.now_ms, ctx.rng);
+        let (after, generation, topic) = (run.next_after_ms(ctx.now_ms), run.generation, run.load.topic.clone());
+        for r in due {
+            let record = ProducerRecord {
+                topic: topic.clone(),
+                partition: None,
+                key: r.key.map(String::into_bytes),
+                value: Some(r.value.into_bytes()),
+                headers: Vec::new(),
+                timestamp_ms: ctx.now_ms as i64,
+            };
+            self.send(ctx, record);
+        }
+        ctx.timer(after, ClientTimer::Load { generation });
     }
 
     pub fn id(&self) -> NodeId {
@@ -362,6 +412,11 @@ impl Producer {
 
     pub fn on_timer(&mut self, ctx: &mut Ctx, timer: ClientTimer) {
         match timer {
+            ClientTimer::Load { generation } => {
+                if self.load.as_ref().is_some_and(|run| run.generation == generation) {
+                    self.load_tick(ctx);
+                }
+            }
             ClientTimer::Linger { batch } => {
                 let me = self.id;
                 // Only the last batch of a partition's queue can be open (a

@@ -1,4 +1,4 @@
-use super::{Consumed, FetchForm, ProduceForm, Produced, SetupPanel, SharePanel};
+use super::{Consumed, FetchForm, LoadForm, ProduceForm, Produced, SetupPanel, SharePanel};
 use crate::sim::view::{ConsumerView, ProducerView};
 use crate::ui::hooks::use_dispatch;
 use crate::ui::i18n::Lang;
@@ -51,6 +51,7 @@ pub fn dock(props: &DockProps) -> Html {
                         DockTab::Produce => html! {
                             <>
                                 <ProduceForm topics={props.topics.clone()} acks={props.setup.acks} />
+                                <LoadForm topics={props.topics.clone()} acks={props.setup.acks} producers={props.producers.clone()} />
                                 <Produced producers={props.producers.clone()} />
                             </>
                         },

@@ -4,6 +4,9 @@ use crate::sim::view::ProducerView;
 use crate::ui::i18n::{self, Lang};
 use yew::prelude::*;
 
+/// How many produced records the list shows, the latest.
+const RECORDS_LISTED: usize = 50;
+
 #[derive(Properties, PartialEq)]
 pub struct ProducedProps {
     pub producers: Vec<ProducerView>,
@@ -13,8 +16,12 @@ pub struct ProducedProps {
 pub fn produced(props: &ProducedProps) -> Html {
     let lang = use_context::<Lang>().unwrap_or_default();
     let t = lang.texts();
-    let rows: Vec<(NodeId, i16, &crate::sim::client::producer::RecordOutcome)> =
+    let mut rows: Vec<(NodeId, i16, &crate::sim::client::producer::RecordOutcome)> =
         props.producers.iter().flat_map(|p| p.records.iter().map(move |r| (p.id, p.acks, r))).collect();
+    // A load generator sends thousands: the page lists the latest ones, so
+    // a frame never lays out a list that only grows.
+    let earlier = rows.len().saturating_sub(RECORDS_LISTED);
+    rows.drain(..earlier);
     html! {
         <section class="produced" aria-label="Produced records">
             <h2>{ t.produced_records }</h2>
@@ -46,6 +53,9 @@ pub fn produced(props: &ProducedProps) -> Html {
                 }
             }) }
             </ul>
+            if earlier > 0 {
+                <p class="hint">{ i18n::earlier_records(lang, earlier) }</p>
+            }
         </section>
     }
 }

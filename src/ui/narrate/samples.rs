@@ -8,6 +8,7 @@
 //! are the samples' own variant names, taken from their Debug text, minus the
 //! few that are Kafka's names too.
 
+use crate::sim::client::load::{KeyPattern, Load};
 use crate::sim::collections::BTreeSet;
 use crate::sim::control_plane::ControlRpc;
 use crate::sim::metadata::{MetadataRecord, PartitionRecord};
@@ -116,9 +117,11 @@ pub(crate) fn kind_index(k: &TraceKind) -> usize {
         TraceKind::BrokerRegistrationRefused { .. } => 45,
         TraceKind::BatchSplit { .. } => 46,
         TraceKind::BatchExpired { .. } => 47,
+        TraceKind::LoadStarted { .. } => 48,
+        TraceKind::LoadStopped { .. } => 49,
     }
 }
-pub(crate) const KIND_COUNT: usize = 48;
+pub(crate) const KIND_COUNT: usize = 50;
 
 pub(crate) fn wait_index(w: &WaitReason) -> usize {
     match w {
@@ -648,7 +651,12 @@ pub(crate) fn kinds() -> Vec<TraceKind> {
         TraceKind::ControlledShutdownRequested { broker: 4 },
         TraceKind::BrokerInControlledShutdown { broker: 4, controller: 1, partitions: 12 },
         TraceKind::BrokerShutDown { broker: 9 },
+        TraceKind::LoadStopped { client: NodeId::Client(0), sent: 3000 },
     ];
+    for keys in [KeyPattern::None, KeyPattern::Fixed(10), KeyPattern::Random] {
+        let load = Load { topic: "orders".into(), records_per_sec: 50, keys, value_bytes: 100 };
+        v.push(TraceKind::LoadStarted { client: NodeId::Client(0), load: Box::new(load) });
+    }
     v.extend(elections().into_iter().map(|e| TraceKind::LeaderElected(Box::new(e))));
     for muted in [false, true] {
         v.push(TraceKind::ConnectionMuted { client: NodeId::Client(5), muted });
