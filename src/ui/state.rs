@@ -100,6 +100,8 @@ pub enum Selection {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DockTab {
     Produce,
+    /// The producers' load generators.
+    Load,
     Fetch,
     Setup,
     Share,
@@ -413,14 +415,16 @@ impl AppState {
                 };
                 self.session.borrow_mut().command(command).map_err(|e| i18n::command_error(self.lang, &e))?;
             }
+            // A load starts (or stops) at once, as a fault does: its line
+            // and the narration show it without a Step first.
             Action::StartLoad { topic, records_per_sec, keys, value_bytes, acks } => {
                 let client = self.setup.producer_for_acks(acks);
                 let command = Command::StartLoad { client, topic, records_per_sec, keys, value_bytes };
-                self.session.borrow_mut().command(command).map_err(|e| i18n::command_error(self.lang, &e))?;
+                self.session.borrow_mut().command_now(command).map_err(|e| i18n::command_error(self.lang, &e))?;
             }
             Action::StopLoad { client } => {
                 let command = Command::StopLoad { client };
-                self.session.borrow_mut().command(command).map_err(|e| i18n::command_error(self.lang, &e))?;
+                self.session.borrow_mut().command_now(command).map_err(|e| i18n::command_error(self.lang, &e))?;
             }
             Action::Fetch { consumer, topic, partition, offset, min_bytes, max_wait_ms } => {
                 let command = Command::Fetch {

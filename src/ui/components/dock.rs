@@ -41,6 +41,7 @@ pub fn dock(props: &DockProps) -> Html {
         <section class="dock" aria-label="Actions">
             <div class="tabs" role="tablist" aria-label="Actions">
                 { tab(DockTab::Produce, "Produce", t.produce) }
+                { tab(DockTab::Load, "Load", t.load_tab) }
                 { tab(DockTab::Fetch, "Fetch", t.fetch) }
                 { tab(DockTab::Setup, "Setup", t.setup) }
                 { tab(DockTab::Share, "Share", t.share) }
@@ -51,6 +52,11 @@ pub fn dock(props: &DockProps) -> Html {
                         DockTab::Produce => html! {
                             <>
                                 <ProduceForm topics={props.topics.clone()} acks={props.setup.acks} />
+                                <Produced producers={props.producers.clone()} />
+                            </>
+                        },
+                        DockTab::Load => html! {
+                            <>
                                 <LoadForm topics={props.topics.clone()} acks={props.setup.acks} producers={props.producers.clone()} />
                                 <Produced producers={props.producers.clone()} />
                             </>

@@ -1,4 +1,4 @@
-use crate::sim::client::load::{KeyPattern, DEFAULT_VALUE_BYTES, MAX_RECORDS_PER_SEC};
+use crate::sim::client::load::{KeyPattern, DEFAULT_VALUE_BYTES};
 use crate::sim::ids::NodeId;
 use crate::sim::view::ProducerView;
 use crate::ui::hooks::use_dispatch;
@@ -24,6 +24,17 @@ fn key_pattern(value: &str) -> KeyPattern {
         "random" => KeyPattern::Random,
         _ => KeyPattern::None,
     }
+}
+
+/// One labelled field of the form. A function, not repeated markup: each
+/// `html!` element is code in the page.
+fn field(id: &'static str, label: &'static str, control: Html) -> Html {
+    html! { <span class="field"><label for={id}>{ label }</label>{ control }</span> }
+}
+
+/// A select's options, `chosen` selected.
+fn options(choices: &[(&'static str, String)], chosen: &str) -> Html {
+    choices.iter().map(|(value, shown)| html! { <option value={*value} selected={*value == chosen}>{ shown }</option> }).collect()
 }
 
 /// A producer's load generator: a steady stream of records at a rate the
@@ -62,43 +73,44 @@ pub fn load_form(props: &LoadFormProps) -> Html {
             _ => None,
         })
         .collect();
+    // The number fields set no min or max: out of range, the simulation's
+    // own refusal says what is allowed in the learner's language, where
+    // the browser's validation would hold the form back in its own.
+    let keys_options = [
+        ("none", t.no_keys.to_string()),
+        ("fixed-10", format!("10{}", t.fixed_keys)),
+        ("fixed-100", format!("100{}", t.fixed_keys)),
+        ("random", t.random_keys.to_string()),
+    ];
+    let acks_options = [("-1", "all (-1)".to_string()), ("1", "1".to_string()), ("0", "0".to_string())];
+    let acks_chosen = match props.acks {
+        -1 => "-1",
+        1 => "1",
+        _ => "0",
+    };
     html! {
         <section class="load" aria-label="Steady load">
             <h2 title={t.steady_load_hint}>{ t.steady_load }</h2>
             <form class="produce-form" {onsubmit} aria-label="Start a load generator">
-                <span class="field">
-                    <label for="load-topic">{ t.topic }</label>
+                { field("load-topic", t.topic, html! {
                     <select id="load-topic" ref={topic} aria-label="Load topic">
                         { for props.topics.iter().map(|(name, _)| html! { <option value={name.clone()}>{ name }</option> }) }
                     </select>
-                </span>
-                <span class="field">
-                    <label for="load-rate">{ t.records_per_sec }</label>
-                    <input id="load-rate" ref={rate} type="number" min="1" max={MAX_RECORDS_PER_SEC.to_string()} value="50"
-                        size="5" aria-label="Records per second" />
-                </span>
-                <span class="field">
-                    <label for="load-keys">{ t.keys }</label>
-                    <select id="load-keys" ref={keys} aria-label="Keys">
-                        <option value="none">{ t.no_keys }</option>
-                        <option value="fixed-10" selected=true>{ format!("10{}", t.fixed_keys) }</option>
-                        <option value="fixed-100">{ format!("100{}", t.fixed_keys) }</option>
-                        <option value="random">{ t.random_keys }</option>
-                    </select>
-                </span>
-                <span class="field">
-                    <label for="load-value-bytes">{ t.value_bytes }</label>
-                    <input id="load-value-bytes" ref={value_bytes} type="number" min="0" value={DEFAULT_VALUE_BYTES.to_string()}
-                        size="6" aria-label="Value bytes" />
-                </span>
-                <span class="field">
-                    <label for="load-acks">{ t.acks }</label>
-                    <select id="load-acks" ref={acks} aria-label="Load acks" title={t.acks_hint}>
-                        <option value="-1" selected={props.acks == -1}>{ "all (-1)" }</option>
-                        <option value="1" selected={props.acks == 1}>{ "1" }</option>
-                        <option value="0" selected={props.acks == 0}>{ "0" }</option>
-                    </select>
-                </span>
+                }) }
+                { field("load-rate", t.records_per_sec, html! {
+                    <input id="load-rate" ref={rate} type="number" value="50"
+                        aria-label="Records per second" />
+                }) }
+                { field("load-keys", t.keys, html! {
+                    <select id="load-keys" ref={keys} aria-label="Keys">{ options(&keys_options, "fixed-10") }</select>
+                }) }
+                { field("load-value-bytes", t.value_bytes, html! {
+                    <input id="load-value-bytes" ref={value_bytes} type="number" value={DEFAULT_VALUE_BYTES.to_string()}
+                        aria-label="Value bytes" />
+                }) }
+                { field("load-acks", t.acks, html! {
+                    <select id="load-acks" ref={acks} aria-label="Load acks" title={t.acks_hint}>{ options(&acks_options, acks_chosen) }</select>
+                }) }
                 <button type="submit" aria-label="Start load">{ t.start_load }</button>
             </form>
             <ul class="loads" aria-label="Load generators running">
