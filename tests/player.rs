@@ -367,3 +367,31 @@ fn a_frame_takes_at_most_its_cap_and_the_clock_lags_behind_instead() {
     assert!(capped_frames > 100, "at 100x a quiet cluster owes far more than 3 positions a frame: {capped_frames}");
     assert!(s.sim().now_ms() as f64 - start_ms < 100.0 * real_ms / 10.0, "so simulated time fell far behind the speed");
 }
+
+#[test]
+fn a_running_load_plays_at_the_chosen_speed_and_is_never_skipped() {
+    let mut s = Session::default();
+    let load = Command::StartLoad {
+        client: 1,
+        topic: "orders".into(),
+        records_per_sec: 50,
+        keys: kafkascope::sim::client::load::KeyPattern::None,
+        value_bytes: 100,
+    };
+    s.command_now(load).unwrap();
+    let start_ms = s.sim().now_ms();
+    let mut player = Player::default();
+    let mut frames = Vec::new();
+    // Eight real seconds at 1×: a quiet cluster would ramp to 32× in
+    // under three.
+    for _ in 0..480 {
+        frames.push(player.frame(&mut s, Focus::Mine, 1.0, FRAME_MS, MAX_POSITIONS_PER_FRAME));
+    }
+    let played_ms = s.sim().now_ms() - start_ms;
+    assert!(frames.iter().all(|f| !f.reached), "nothing but the load ran, so nothing in focus was held");
+    assert!(frames.iter().all(|f| !matches!(f.showing, Showing::Skipping { .. })), "the load is watched, not skipped");
+    assert!(frames.iter().all(|f| f.rate <= 2.0), "{:?}", frames.iter().map(|f| f.rate).fold(0.0, f64::max));
+    assert!((7_000..=8_100).contains(&played_ms), "8 real seconds at 1× played {played_ms} simulated ms");
+    let sent = s.sim().producer(1).unwrap().records().len();
+    assert!((350..=410).contains(&sent), "{sent} records at 50 a second");
+}

@@ -11,9 +11,9 @@
 //!
 //! This is plain Rust over the trace, so native tests cover it.
 
-use crate::sim::collections::BTreeSet;
+use crate::sim::collections::{BTreeMap, BTreeSet};
 use crate::sim::metadata::MetadataRecord;
-use crate::sim::ids::{NodeId, RequestId};
+use crate::sim::ids::{NodeId, RequestId, TopicPartition};
 use crate::sim::protocol::{ApiKey, ControlPlaneRpc};
 use crate::sim::raft::output::RaftEvent;
 use crate::sim::trace::{Direction, MessageKind, Stage, TraceEvent, TraceKind};
@@ -108,15 +108,20 @@ pub enum BackgroundKind {
     MetadataFetches,
     /// Follower fetches that park in purgatory and expire without data.
     IdleReplicaFetches,
+    /// A load generator's records, the requests that carry them, the
+    /// follower fetches that copy them and the high watermarks they move:
+    /// a stream the learner started but does not follow record by record.
+    SteadyLoad,
     Other,
 }
 
 impl BackgroundKind {
-    pub const ALL: [BackgroundKind; 5] = [
+    pub const ALL: [BackgroundKind; 6] = [
         BackgroundKind::Heartbeats,
         BackgroundKind::QuorumFetches,
         BackgroundKind::MetadataFetches,
         BackgroundKind::IdleReplicaFetches,
+        BackgroundKind::SteadyLoad,
         BackgroundKind::Other,
     ];
 
@@ -150,7 +155,7 @@ impl Tag {
 /// How many events (or positions) of each background kind were passed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BackgroundTally {
-    counts: [u32; 5],
+    counts: [u32; BackgroundKind::ALL.len()],
 }
 
 impl BackgroundTally {
@@ -236,6 +241,17 @@ pub struct Classifier {
     told_peers: BTreeSet<NodeId>,
     /// (from, to) pairs that already lost a message to the current cuts.
     lost: BTreeSet<(NodeId, NodeId)>,
+    /// Clients running a load generator: their records are a stream, not
+    /// the learner's one record to follow, and Play that held every one of
+    /// them for its dwell would fall ever further behind the load.
+    loading: BTreeSet<NodeId>,
+    /// Per partition, the last offset the learner's own produce appended
+    /// that no leader's high watermark has passed yet: while a load runs,
+    /// the high watermark that passes it is the learner's, the rest the
+    /// load's.
+    awaited: BTreeMap<TopicPartition, i64>,
+    /// Follower fetches that read a load's records while a load runs.
+    load_fetches: BTreeSet<RequestId>,
 }
 
 impl Classifier {
@@ -276,6 +292,11 @@ impl Classifier {
         for (request, _) in arrived {
             self.carrying.remove(&request);
         }
+        for e in events {
+            if let TraceKind::Hop { request, direction: Direction::Response, to: Stage::ReplicaFetcher(_), .. } = &e.kind {
+                self.load_fetches.remove(request);
+            }
+        }
         // A muted or unmuted connection belongs to the request that caused
         // it, which is in the same step.
         for (i, e) in events.iter().enumerate() {
@@ -298,18 +319,39 @@ impl Classifier {
     fn note_carriers(&mut self, events: &[TraceEvent]) {
         let learner_append = events
             .iter()
-            .any(|e| matches!(&e.kind, TraceKind::Appended { request, .. } if is_learner(request)));
+            .any(|e| matches!(&e.kind, TraceKind::Appended { request, .. } if self.is_learner(request)));
+        let load_append = !learner_append
+            && events.iter().any(|e| matches!(&e.kind, TraceKind::Appended { request, .. } if self.loading.contains(&request.client)));
         for e in events {
             match &e.kind {
                 TraceKind::PurgatoryCompleted { request, expired: false, .. } if is_follower(request) && learner_append => {
                     self.carry(*request);
                 }
-                TraceKind::LogRead { request, bytes, .. } if is_follower(request) && *bytes > 0 => self.carry(*request),
+                TraceKind::PurgatoryCompleted { request, expired: false, .. } if is_follower(request) && load_append => {
+                    self.carry_load(*request);
+                }
+                // While a load runs, bytes read are mostly its records; a
+                // fetch woken by the learner's own append is carried above.
+                TraceKind::LogRead { request, bytes, .. } if is_follower(request) && *bytes > 0 => {
+                    if self.loading.is_empty() {
+                        self.carry(*request);
+                    } else if !self.carrying.contains(request) {
+                        self.carry_load(*request);
+                    }
+                }
                 TraceKind::Parked { request, .. } if is_follower(request) => {
                     self.carrying.remove(request);
+                    self.load_fetches.remove(request);
                 }
                 _ => {}
             }
+        }
+    }
+
+    fn carry_load(&mut self, request: RequestId) {
+        self.load_fetches.insert(request);
+        while self.load_fetches.len() > CARRYING_KEPT {
+            self.load_fetches.pop_first();
         }
     }
 
@@ -335,6 +377,27 @@ impl Classifier {
             }
             TraceKind::ControllerStopped { .. } => Tag::notable(Interest::CONTROL),
             TraceKind::ProduceRejected { .. } => Tag::mine(Interest::NOTABLE),
+            TraceKind::LoadStarted { client, .. } => {
+                self.loading.insert(*client);
+                Tag::mine(Interest::NOTABLE)
+            }
+            TraceKind::LoadStopped { client, .. } => {
+                self.loading.remove(client);
+                Tag::mine(Interest::NOTABLE)
+            }
+            TraceKind::ConnectionMuted { client, .. } | TraceKind::PartitionChosen { client, .. } | TraceKind::BatchReady { client, .. }
+            | TraceKind::MetadataUpdated { client, .. } | TraceKind::ProducerIdAssigned { client, .. }
+                if self.loading.contains(client) =>
+            {
+                Tag::background(Interest::DATA, B::SteadyLoad)
+            }
+            // A load's retries, splits and expiries come by the batch; what
+            // caused them (a broker down, a leader moved) is told once.
+            TraceKind::ProduceRetry { client, .. } | TraceKind::BatchSplit { client, .. } | TraceKind::BatchExpired { client, .. }
+                if self.loading.contains(client) =>
+            {
+                Tag::background(Interest::DATA, B::SteadyLoad)
+            }
             TraceKind::ConnectionMuted { client, .. } => match client {
                 NodeId::Client(_) => Tag::mine(Interest::NONE),
                 _ => Tag::background(Interest::DATA, B::IdleReplicaFetches),
@@ -343,13 +406,29 @@ impl Classifier {
             | TraceKind::BatchReady { .. }
             | TraceKind::MetadataUpdated { .. }
             | TraceKind::ProducerIdAssigned { .. } => Tag::mine(Interest::NONE),
-            TraceKind::ProduceRetry { .. }
-            | TraceKind::BatchSplit { .. }
-            | TraceKind::BatchExpired { .. }
-            | TraceKind::LoadStarted { .. }
-            | TraceKind::LoadStopped { .. } => Tag::mine(Interest::NOTABLE),
-            TraceKind::HighWatermarkAdvanced { .. }
-            | TraceKind::IsrShrunk { .. }
+            TraceKind::ProduceRetry { .. } | TraceKind::BatchSplit { .. } | TraceKind::BatchExpired { .. } => {
+                Tag::mine(Interest::NOTABLE)
+            }
+            TraceKind::Appended { request, partition, last_offset, .. } if self.is_learner(request) => {
+                let awaited = self.awaited.get(partition).map_or(*last_offset, |o| (*o).max(*last_offset));
+                self.awaited.insert(partition.clone(), awaited);
+                Tag::mine(Interest::NONE)
+            }
+            // While a load runs the high watermarks move with every batch of
+            // it; the one that passes the learner's own record is news.
+            TraceKind::HighWatermarkAdvanced { partition, to, .. } => {
+                let passes_learner = self.awaited.get(partition).is_some_and(|o| to > o);
+                if passes_learner {
+                    self.awaited.remove(partition);
+                }
+                if passes_learner || self.loading.is_empty() {
+                    Tag::notable(Interest::DATA)
+                } else {
+                    Tag::background(Interest::DATA, B::SteadyLoad)
+                }
+            }
+            TraceKind::FollowerHighWatermark { .. } if !self.loading.is_empty() => Tag::background(Interest::DATA, B::SteadyLoad),
+            TraceKind::IsrShrunk { .. }
             | TraceKind::IsrExpanded { .. }
             | TraceKind::FollowerTruncated { .. }
             | TraceKind::FollowerHighWatermark { .. }
@@ -376,7 +455,7 @@ impl Classifier {
                 Tag::notable(both)
             }
             TraceKind::MessageLost { from, to, what } => {
-                if is_client(*from) || is_client(*to) {
+                if self.is_learner_node(*from) || self.is_learner_node(*to) {
                     Tag::mine(Interest::NOTABLE)
                 } else if self.lost.insert((*from, *to)) {
                     Tag::notable(plane_between(*from, *to))
@@ -387,13 +466,14 @@ impl Classifier {
                     let kind = match what {
                         MessageKind::ControlPlane(rpc) => rpc_tag(rpc).background.unwrap_or(B::Other),
                         MessageKind::Request(ApiKey::Fetch) | MessageKind::Response(ApiKey::Fetch) => B::IdleReplicaFetches,
+                        _ if is_client(*from) || is_client(*to) => B::SteadyLoad,
                         MessageKind::Request(_) | MessageKind::Response(_) => B::Other,
                     };
                     Tag::background(plane_between(*from, *to), kind)
                 }
             }
             TraceKind::Disconnected { node, peer, .. } => {
-                if is_client(*node) || is_client(*peer) {
+                if self.is_learner_node(*node) || self.is_learner_node(*peer) {
                     Tag::mine(Interest::NOTABLE)
                 } else if self.disconnected.insert((*node, *peer)) && self.told_peers.insert(*peer) {
                     Tag::notable(plane_between(*node, *peer))
@@ -401,6 +481,7 @@ impl Classifier {
                     // A retry against a peer still down: the fetcher or the
                     // control-plane client that keeps knocking.
                     let kind = match (node, peer) {
+                        (NodeId::Client(_), _) | (_, NodeId::Client(_)) => B::SteadyLoad,
                         (NodeId::Broker(_), NodeId::Broker(_)) => B::IdleReplicaFetches,
                         (NodeId::Controller(_), NodeId::Controller(_)) => B::QuorumFetches,
                         _ => B::MetadataFetches,
@@ -410,8 +491,16 @@ impl Classifier {
             }
             // Everything left is about one request: the API's events.
             kind => match kind.request() {
-                Some(request) if is_learner(&request) => Tag::mine(Interest::NONE),
+                Some(request) if self.is_learner(&request) => Tag::mine(Interest::NONE),
                 Some(request) if self.carrying.contains(&request) => Tag::mine(Interest::NONE),
+                Some(request) if self.loading.contains(&request.client) || self.load_fetches.contains(&request) => match kind {
+                    // A follower fetch answered with an error is a change of
+                    // its own, as below.
+                    TraceKind::LogRead { error, .. } if *error != crate::sim::protocol::ErrorCode::None => {
+                        Tag::notable(Interest::DATA)
+                    }
+                    _ => Tag::background(Interest::DATA, B::SteadyLoad),
+                },
                 Some(_) => match kind {
                     // A follower fetch answered with an error (the leader
                     // moved, the offset is out of range) is a change of
@@ -424,6 +513,16 @@ impl Classifier {
                 None => Tag::background(Interest::NONE, B::Other),
             },
         }
+    }
+
+    /// A producer's or consumer's request is the learner's own, since
+    /// clients act only on the learner's commands; a load's are the load's.
+    fn is_learner(&self, request: &RequestId) -> bool {
+        self.is_learner_node(request.client)
+    }
+
+    fn is_learner_node(&self, node: NodeId) -> bool {
+        is_client(node) && !self.loading.contains(&node)
     }
 
     fn raft_tag(&mut self, event: &RaftEvent) -> Tag {
@@ -456,12 +555,6 @@ impl Classifier {
         self.disconnected.retain(|(a, b)| *a != node && *b != node);
         self.told_peers.remove(&node);
     }
-}
-
-/// A producer's or consumer's request: the learner's own, since clients act
-/// only on the learner's commands.
-fn is_learner(request: &RequestId) -> bool {
-    is_client(request.client)
 }
 
 /// A follower's fetch: the only requests a broker sends through the data
@@ -731,5 +824,80 @@ mod tests {
             let of_r: Vec<&(TraceEvent, Tag)> = events.iter().filter(|(e, _)| e.kind.request() == Some(*r)).collect();
             assert!(of_r.iter().filter(|(e, _)| e.step <= release.step).all(|(_, t)| t.interest.contains(Interest::MINE)), "{r}");
         }
+    }
+
+    #[test]
+    fn a_loads_stream_is_background_but_the_learners_own_record_in_it_is_not() {
+        let mut s = Session::default();
+        let load = Command::StartLoad {
+            client: 1,
+            topic: "orders".into(),
+            records_per_sec: 50,
+            keys: crate::sim::client::load::KeyPattern::Random,
+            value_bytes: 100,
+        };
+        s.command_now(load).unwrap();
+        let started = s.timeline_index();
+        let until = s.sim().now_ms() + 3_000;
+        while s.sim().now_ms() < until {
+            assert!(s.step());
+        }
+        let events = tagged(&s, started + 1);
+        assert!(events.iter().filter(|(e, _)| matches!(e.kind, TraceKind::Appended { .. })).count() > 100, "the load ran");
+        // In three seconds of a load, the Mine focus stops nowhere: its
+        // records, requests, follower fetches and high watermarks are the
+        // load's stream.
+        let stops: Vec<&TraceEvent> =
+            events.iter().filter(|(_, t)| Focus::Mine.wants(t.interest)).map(|(e, _)| e).collect();
+        assert!(stops.is_empty(), "{}", stops.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "));
+        let of_load = |t: &Tag| t.background == Some(BackgroundKind::SteadyLoad);
+        for (e, t) in &events {
+            let load_client = e.kind.request().is_some_and(|r| r.client == NodeId::Client(1)) || e.node == NodeId::Client(1);
+            if load_client || matches!(e.kind, TraceKind::HighWatermarkAdvanced { .. } | TraceKind::FollowerHighWatermark { .. }) {
+                assert!(of_load(t), "{e}");
+            }
+        }
+        // Followers copying the load's records: woken in purgatory by its
+        // append, appending its records.
+        let copying: Vec<&(TraceEvent, Tag)> = events
+            .iter()
+            .filter(|(e, _)| {
+                e.kind.request().is_some_and(|r| is_follower(&r))
+                    && matches!(e.kind, TraceKind::PurgatoryCompleted { expired: false, .. } | TraceKind::Appended { .. })
+            })
+            .collect();
+        assert!(copying.len() > 100, "{}", copying.len());
+        assert!(copying.iter().all(|(_, t)| of_load(t)), "{:?}", copying.iter().find(|(_, t)| !of_load(t)));
+        // The learner's own record, sent while the load runs, is followed
+        // from its send to the high watermark that passes it.
+        let from = s.timeline_index() + 1;
+        s.command(crate::ui::session::tests::produce()).unwrap();
+        let acked = |events: &[TraceEvent]| {
+            events.iter().any(|e| matches!(e.kind, TraceKind::ProduceCompleted { request, .. } if request.client == NodeId::Client(0)))
+        };
+        assert!(s.step_until(20_000, acked).1);
+        let events = tagged(&s, from);
+        for (e, t) in &events {
+            if e.kind.request().is_some_and(|r| r.client == NodeId::Client(0)) {
+                assert!(t.interest.contains(Interest::MINE), "{e}");
+            }
+        }
+        let offset = events
+            .iter()
+            .find_map(|(e, _)| match e.kind {
+                TraceKind::Appended { request, last_offset, .. } if request.client == NodeId::Client(0) => Some(last_offset),
+                _ => None,
+            })
+            .unwrap();
+        let passing = events.iter().find(|(e, _)| matches!(e.kind, TraceKind::HighWatermarkAdvanced { from, to, .. } if from <= offset && to > offset));
+        let (hw, tag) = passing.expect("the high watermark passed the learner's record before its ack");
+        assert!(tag.interest.contains(Interest::NOTABLE), "{hw}");
+        // Stopping the load makes the high watermarks news again.
+        s.command_now(Command::StopLoad { client: 1 }).unwrap();
+        let from = s.timeline_index() + 1;
+        s.command(crate::ui::session::tests::produce()).unwrap();
+        assert!(s.step_until(20_000, acked).1);
+        let after = tagged(&s, from);
+        assert!(after.iter().any(|(e, t)| matches!(e.kind, TraceKind::HighWatermarkAdvanced { .. }) && t.interest.contains(Interest::NOTABLE)));
     }
 }

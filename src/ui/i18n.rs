@@ -1421,11 +1421,13 @@ pub fn background_name(lang: Lang, kind: super::focus::BackgroundKind) -> &'stat
         (Lang::En, B::QuorumFetches) => "quorum fetches",
         (Lang::En, B::MetadataFetches) => "metadata fetches",
         (Lang::En, B::IdleReplicaFetches) => "idle replica fetches",
+        (Lang::En, B::SteadyLoad) => "load generator traffic",
         (Lang::En, B::Other) => "background work",
         (Lang::Ko, B::Heartbeats) => "하트비트",
         (Lang::Ko, B::QuorumFetches) => "쿼럼 페치",
         (Lang::Ko, B::MetadataFetches) => "메타데이터 페치",
         (Lang::Ko, B::IdleReplicaFetches) => "한가한 복제 페치",
+        (Lang::Ko, B::SteadyLoad) => "부하 생성기 트래픽",
         (Lang::Ko, B::Other) => "백그라운드 작업",
     }
 }

@@ -145,6 +145,7 @@ impl Player {
         let target_ms = self.clock_ms + rate * real_ms;
         let mut positions = 0;
         let mut capped = false;
+        let mut load_ran = false;
         while let Some(next_ms) = session.next_position_ms() {
             if next_ms as f64 > target_ms {
                 break;
@@ -171,7 +172,13 @@ impl Player {
             }
             if let Some((kind, _)) = session.background() {
                 self.passed.add(kind);
+                load_ran |= kind == BackgroundKind::SteadyLoad;
             }
+        }
+        // A load the learner started is what they watch: its stream runs at
+        // the speed they chose, never sped up as a quiet stretch is.
+        if load_ran {
+            self.quiet_ms = 0.0;
         }
         // When the cap bites the clock stays at the last position taken, so
         // it lags instead of running ahead of what is drawn; at the end of

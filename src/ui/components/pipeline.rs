@@ -229,9 +229,15 @@ fn log_lines(svg: &mut Svg, t: &'static Texts, area: &Rect, logs: &[LogRow]) {
     let max = logs.iter().map(|l| l.log_end_offset).max().unwrap_or(0).max(1) as f64;
     let name_w = (area.w * 0.36).min(96.0);
     let bar_x = area.x + 6.0 + name_w;
-    let bar_w = (area.w - name_w - 84.0).max(16.0);
+    let labels: Vec<String> =
+        logs.iter().take(rows).map(|l| format!("LEO {} · HW {}", l.log_end_offset, l.high_watermark)).collect();
+    // The offsets end at the box's right edge and the bars give way to
+    // them: a load's offsets soon run to four or five digits. About 6.2 px
+    // a character of the 10 px bold label, with room to spare.
+    let label_w = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0) as f64 * 6.2;
+    let bar_w = (area.w - name_w - label_w - 18.0).max(16.0);
     svg.group("log-lines");
-    for (i, log) in logs.iter().take(rows).enumerate() {
+    for ((i, log), label) in logs.iter().take(rows).enumerate().zip(&labels) {
         let y = area.y + layout::TITLE_H + 2.0 + i as f64 * 12.0;
         let hw = bar_w * log.high_watermark.max(0) as f64 / max;
         let leo = bar_w * log.log_end_offset.max(0) as f64 / max;
@@ -241,7 +247,7 @@ fn log_lines(svg: &mut Svg, t: &'static Texts, area: &Rect, logs: &[LogRow]) {
             .rect("bar", bar_x, y + 1.0, bar_w, 8.0, 2.0)
             .rect("bar-leo", bar_x, y + 1.0, leo, 8.0, 2.0)
             .rect("bar-hw", bar_x, y + 1.0, hw, 8.0, 2.0)
-            .text("offsets", bar_x + bar_w + 6.0, y + 8.0, "start", &format!("LEO {} · HW {}", log.log_end_offset, log.high_watermark))
+            .text("offsets", area.x + area.w - 6.0, y + 8.0, "end", label)
             .close();
     }
     if logs.len() > rows {
