@@ -480,10 +480,7 @@ impl Session {
             let trace = self.sim.trace();
             let fresh = &trace[before..];
             // Through the recorded future the tags are kept with their
-            // events; should the simulation have dropped those, they go too.
-            if self.tags.len() != trace.len() + self.sim.trace_ahead().len() {
-                self.tags.truncate(before);
-            }
+            // events, which only `cut_future` drops.
             if self.tags.len() == before {
                 self.classifier.classify_step(fresh, &mut self.tags);
             } else {
