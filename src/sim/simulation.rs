@@ -1429,7 +1429,7 @@ impl Simulation {
             // Through the recorded future the same event comes again, since
             // the run is deterministic, and the kept one stands. Comparing
             // them in the page would link the whole of `TraceEvent`'s
-            // equality (6 KB); the debug build checks.
+            // equality (about 6 KB); the debug build checks.
             if self.trace_end < self.trace.len() {
                 debug_assert_eq!(self.trace[self.trace_end], event, "a replayed step traced another event");
             } else {
