@@ -1,7 +1,7 @@
 //! The producers' load generators: a steady rate in simulated time, keys
 //! by pattern, refusals that change nothing, and the same run every time.
 
-use kafkascope::sim::client::load::KeyPattern;
+use kafkascope::sim::load::KeyPattern;
 use kafkascope::sim::client::producer::RecordState;
 use kafkascope::sim::collections::BTreeSet;
 use kafkascope::sim::scenario::{RunSummary, Scenario};

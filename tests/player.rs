@@ -375,7 +375,7 @@ fn a_running_load_plays_at_the_chosen_speed_and_is_never_skipped() {
         client: 1,
         topic: "orders".into(),
         records_per_sec: 50,
-        keys: kafkascope::sim::client::load::KeyPattern::None,
+        keys: kafkascope::sim::load::KeyPattern::None,
         value_bytes: 100,
     };
     s.command_now(load).unwrap();

@@ -10,7 +10,7 @@
 //! failure prints its seed; `SHARE_SEED=N` replays that one.
 
 use kafkascope::sim::rng::SimRng;
-use kafkascope::sim::client::load::KeyPattern;
+use kafkascope::sim::load::KeyPattern;
 use kafkascope::sim::simulation::{Command, NodeSet};
 use kafkascope::ui::json::{JsonErrorKind, MAX_DEPTH};
 use kafkascope::ui::session::MAX_REPLAY_COMMANDS;

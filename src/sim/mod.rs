@@ -13,6 +13,7 @@ pub mod metadata;
 pub mod event_queue;
 pub mod ids;
 pub mod invariants;
+pub mod load;
 pub mod log;
 pub mod node;
 pub mod placement;

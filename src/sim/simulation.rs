@@ -5,7 +5,7 @@ use super::broker::{Broker, BrokerTimer, MetadataCache, PartitionAssignment};
 use super::client::consumer::{Consumer, FetchSpec};
 use super::client::producer::{Producer, ProducerRecord};
 use super::client::Client;
-use super::client::load::{KeyPattern, Load, LoadError, DEFAULT_VALUE_BYTES, MAX_FIXED_KEYS, MAX_RECORDS_PER_SEC};
+use super::load::{KeyPattern, Load, LoadError, DEFAULT_VALUE_BYTES, MAX_FIXED_KEYS, MAX_RECORDS_PER_SEC};
 use super::controller::{Controller, ControllerSetup};
 use super::config::{BrokerConfig, ConsumerConfig, ProducerConfig, TopicConfig, TopicSpec};
 use super::ids::{NodeId, TopicName, TopicPartition};

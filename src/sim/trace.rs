@@ -12,7 +12,7 @@ use super::raft::output::{ElectionCause, RaftEvent, ResignReason, VoteRejectReas
 use super::record::batch::ValidationError;
 use super::record::partitioner::StickyReason;
 use super::metadata::MetadataRecord;
-use super::client::load::{KeyPattern, Load};
+use super::load::{KeyPattern, Load};
 use super::prose::{and_list, brokers};
 use serde::{Deserialize, Serialize};
 use std::fmt;

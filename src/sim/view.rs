@@ -3,7 +3,7 @@
 
 use super::client::consumer::{ConsumedRecord, Consumer, FetchOutcome};
 use super::client::producer::{Producer, RecordOutcome};
-use super::client::load::LoadRun;
+use super::load::LoadRun;
 use super::config::TopicSpec;
 use super::ids::{NodeId, RequestId, TopicPartition};
 use super::log::log::SegmentView;

@@ -833,7 +833,7 @@ mod tests {
             client: 1,
             topic: "orders".into(),
             records_per_sec: 50,
-            keys: crate::sim::client::load::KeyPattern::Random,
+            keys: crate::sim::load::KeyPattern::Random,
             value_bytes: 100,
         };
         s.command_now(load).unwrap();

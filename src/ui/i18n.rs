@@ -692,7 +692,7 @@ use super::setup::{Field, Setup, SetupError, MAX_BROKERS, MAX_CONSUMERS, MAX_PAR
 use super::json::{Expected, JsonError, JsonErrorKind, MAX_DEPTH};
 use super::share::{LinkError, MAX_LINK_CHARS, VERSION as LINK_VERSION};
 use crate::sim::simulation::{CommandError, ConfigError, ConfigProblem, MAX_BROKERS as MAX_SIM_BROKERS, MAX_REQUEST_SIZE};
-use crate::sim::client::load::{KeyPattern, LoadRun, MAX_FIXED_KEYS, MAX_RECORDS_PER_SEC};
+use crate::sim::load::{KeyPattern, LoadRun, MAX_FIXED_KEYS, MAX_RECORDS_PER_SEC};
 use crate::sim::trace::PartitionReason;
 
 fn acks_name(acks: i16) -> String {

@@ -1,7 +1,7 @@
 //! One sentence for each trace event, saying what happened and, where it
 //! teaches something, why.
 
-use crate::sim::client::load::KeyPattern;
+use crate::sim::load::KeyPattern;
 use crate::sim::metadata::MetadataRecord;
 use crate::sim::log::log::DeletionReason;
 use crate::sim::log::segment::RollReason;

@@ -7,7 +7,7 @@
 //! 오류 이름, Produce·Fetch·Metadata 같은 API 이름, 파일 이름)는 라틴 문자 그대로
 //! 둡니다. 학습자가 문서와 로그에서 그대로 찾아볼 수 있어야 하기 때문입니다.
 
-use crate::sim::client::load::KeyPattern;
+use crate::sim::load::KeyPattern;
 use crate::sim::control_plane::ControlRpc;
 
 use crate::sim::metadata::MetadataRecord;
@@ -1378,7 +1378,7 @@ mod tests {
             (
                 ev(TraceKind::LoadStarted {
                     client: NodeId::Client(0),
-                    load: Box::new(crate::sim::client::load::Load {
+                    load: Box::new(crate::sim::load::Load {
                         topic: "orders".into(),
                         records_per_sec: 50,
                         keys: KeyPattern::Fixed(10),

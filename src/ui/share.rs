@@ -21,7 +21,7 @@
 
 use super::session::{ReplayError, Session};
 use super::setup::{Setup, SetupError};
-use crate::sim::client::load::{KeyPattern, DEFAULT_VALUE_BYTES};
+use crate::sim::load::{KeyPattern, DEFAULT_VALUE_BYTES};
 use crate::sim::simulation::Command;
 use base64::alphabet;
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};

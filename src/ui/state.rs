@@ -17,7 +17,7 @@ use super::setup::{Setup, SetupError};
 use super::share::{self, LinkError, ShareLink};
 use crate::sim::ids::RequestId;
 use crate::sim::protocol::ApiKey;
-use crate::sim::client::load::KeyPattern;
+use crate::sim::load::KeyPattern;
 use crate::sim::simulation::Command;
 use std::cell::RefCell;
 use std::rc::Rc;

@@ -3,7 +3,6 @@
 //! sender with retries, a fetcher with a position per partition).
 
 pub mod consumer;
-pub mod load;
 pub mod metadata;
 pub mod producer;
 

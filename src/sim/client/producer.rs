@@ -13,7 +13,7 @@ use super::super::protocol::{
 use super::super::record::batch::{self, BatchBuilder, Header};
 use super::super::record::partitioner::{partition_for_key, RoundRobinPartitioner, StickyPartitioner};
 use super::super::trace::{BatchReadyReason, Direction, PartitionReason, Stage, TraceKind};
-use super::load::{Load, LoadRun};
+use super::super::load::{Load, LoadRun};
 use super::metadata::MetadataState;
 use super::ClientTimer;
 use serde::{Deserialize, Serialize};

@@ -1,4 +1,4 @@
-use crate::sim::client::load::{KeyPattern, DEFAULT_VALUE_BYTES};
+use crate::sim::load::{KeyPattern, DEFAULT_VALUE_BYTES};
 use crate::sim::ids::NodeId;
 use crate::sim::view::ProducerView;
 use crate::ui::hooks::use_dispatch;
@@ -65,7 +65,7 @@ pub fn load_form(props: &LoadFormProps) -> Html {
             }
         })
     };
-    let running: Vec<(u32, i16, &crate::sim::client::load::LoadRun)> = props
+    let running: Vec<(u32, i16, &crate::sim::load::LoadRun)> = props
         .producers
         .iter()
         .filter_map(|p| match (p.id, &p.load) {

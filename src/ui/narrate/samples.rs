@@ -8,7 +8,7 @@
 //! are the samples' own variant names, taken from their Debug text, minus the
 //! few that are Kafka's names too.
 
-use crate::sim::client::load::{KeyPattern, Load};
+use crate::sim::load::{KeyPattern, Load};
 use crate::sim::collections::BTreeSet;
 use crate::sim::control_plane::ControlRpc;
 use crate::sim::metadata::{MetadataRecord, PartitionRecord};

@@ -8,7 +8,7 @@
 //! the run is the same on every replay. Random keys come from the
 //! simulation's seeded RNG.
 
-use super::super::rng::SimRng;
+use super::rng::SimRng;
 use serde::{Deserialize, Serialize};
 
 /// The most records a second one load generator sends: one a millisecond,
