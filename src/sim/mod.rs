@@ -10,6 +10,7 @@ pub mod controller;
 pub mod control_plane;
 pub mod error_code;
 pub mod metadata;
+pub mod metrics;
 pub mod event_queue;
 pub mod ids;
 pub mod invariants;

@@ -10,6 +10,7 @@ use super::controller::{Controller, ControllerSetup};
 use super::config::{BrokerConfig, ConsumerConfig, ProducerConfig, TopicConfig, TopicSpec};
 use super::ids::{NodeId, TopicName, TopicPartition};
 use super::log::log::LogError;
+use super::metrics::{self, BrokerMeters, BrokerSample, LatencySample, Sample, TopicSample, SAMPLE_INTERVAL_MS};
 use super::client::ClientTimer;
 use super::controller::ControllerTimer;
 use super::node::{Ctx, Output};
@@ -505,6 +506,10 @@ impl Nodes {
         self.list.iter().map(|(_, n)| n)
     }
 
+    fn values_mut(&mut self) -> impl Iterator<Item = &mut Node> {
+        self.list.iter_mut().map(|(_, n)| n)
+    }
+
     /// The last arrival time on the link `from` -> `to`, 0 for a new link.
     fn last_arrival_mut(&mut self, from: NodeId, to: NodeId) -> &mut u64 {
         match (self.index(&from), self.index(&to)) {
@@ -534,6 +539,7 @@ impl Nodes {
 pub struct Snapshot {
     state: Simulation,
     trace_len: usize,
+    samples_len: usize,
 }
 
 impl Snapshot {
@@ -591,11 +597,25 @@ pub struct Simulation {
     /// the voter that knew it died: the survivors hold the record but learn
     /// that it is committed only from the next leader.
     metadata_committed: i64,
+    /// The metrics sampled once a simulated second, kept like the trace:
+    /// `samples[..samples_end]` up to now, the recorded future after it.
+    samples: Vec<Sample>,
+    samples_end: usize,
+    /// When the next sample is due, and each broker's counters as the last
+    /// sample saw them, to take rates from.
+    next_sample_ms: u64,
+    meters_seen: BTreeMap<u32, BrokerMeters>,
 }
 
 impl Clone for Simulation {
     fn clone(&self) -> Simulation {
-        Simulation { trace: self.trace.clone(), trace_end: self.trace_end, ..self.copy_without_trace() }
+        Simulation {
+            trace: self.trace.clone(),
+            trace_end: self.trace_end,
+            samples: self.samples.clone(),
+            samples_end: self.samples_end,
+            ..self.copy_without_trace()
+        }
     }
 }
 
@@ -624,6 +644,10 @@ impl Simulation {
             metadata_committed: self.metadata_committed,
             trace: Vec::new(),
             trace_end: 0,
+            samples: Vec::new(),
+            samples_end: 0,
+            next_sample_ms: self.next_sample_ms,
+            meters_seen: self.meters_seen.clone(),
         }
     }
 }
@@ -777,6 +801,10 @@ impl Simulation {
             last_node: None,
             metadata_committed: 0,
             elections: BTreeMap::new(),
+            samples: Vec::new(),
+            samples_end: 0,
+            next_sample_ms: SAMPLE_INTERVAL_MS,
+            meters_seen: BTreeMap::new(),
         };
         for b in broker_ids {
             sim.schedule(0, Event::Timer { node: NodeId::Broker(b), timer: Timer::Broker(BrokerTimer::Startup), incarnation: 0 });
@@ -791,7 +819,7 @@ impl Simulation {
     /// needs only its length. Cloning the whole trace at every snapshot would
     /// make a long session quadratic.
     pub fn snapshot(&self) -> Snapshot {
-        Snapshot { state: self.copy_without_trace(), trace_len: self.trace_end }
+        Snapshot { state: self.copy_without_trace(), trace_len: self.trace_end, samples_len: self.samples_end }
     }
 
     /// Goes to a snapshot of this same run, behind or ahead of here. Going
@@ -803,8 +831,16 @@ impl Simulation {
     #[inline(never)]
     pub fn restore(&mut self, snapshot: &Snapshot) {
         assert!(snapshot.trace_len <= self.trace.len(), "a snapshot of this run, within its recorded trace");
+        debug_assert!(snapshot.samples_len <= self.samples.len());
         let trace = std::mem::take(&mut self.trace);
-        *self = Simulation { trace, trace_end: snapshot.trace_len, ..snapshot.state.copy_without_trace() };
+        let samples = std::mem::take(&mut self.samples);
+        *self = Simulation {
+            trace,
+            trace_end: snapshot.trace_len,
+            samples,
+            samples_end: snapshot.samples_len,
+            ..snapshot.state.copy_without_trace()
+        };
     }
 
     /// The trace events after now that a restore went back past: the
@@ -817,6 +853,7 @@ impl Simulation {
     /// from here.
     pub fn cut_trace_ahead(&mut self) {
         self.trace.truncate(self.trace_end);
+        self.samples.truncate(self.samples_end);
     }
 
     /// Forgets the first `events` trace events, freeing their memory: the
@@ -867,6 +904,107 @@ impl Simulation {
 
     pub fn trace(&self) -> &[TraceEvent] {
         &self.trace[..self.trace_end]
+    }
+
+    /// The metrics sampled so far, one a simulated second, oldest first.
+    pub fn samples(&self) -> &[Sample] {
+        &self.samples[..self.samples_end]
+    }
+
+    /// The samples of the recorded future a restore went back past, which
+    /// steps from here take again: with [`Simulation::samples`], the whole
+    /// run a chart draws.
+    pub fn samples_ahead(&self) -> &[Sample] {
+        &self.samples[self.samples_end..]
+    }
+
+    /// Samples the metrics of the second that ends at `next_sample_ms`
+    /// (every event before it has run, none at or after it). Through the
+    /// recorded future it computes the same sample again, since taking the
+    /// latencies and the counters' last values is state the run carries,
+    /// and keeps the one recorded.
+    fn take_sample(&mut self) {
+        let at_ms = self.next_sample_ms;
+        self.next_sample_ms += SAMPLE_INTERVAL_MS;
+        let mut brokers = Vec::new();
+        let mut topics: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+        for node in self.nodes.values() {
+            let Node::Broker(b) = node else { continue };
+            let id = b.id();
+            let (m, seen) = (&b.meters, self.meters_seen.get(&id));
+            let before = |f: fn(&BrokerMeters) -> u64| seen.map_or(0, f);
+            for (topic, n) in m.messages_in.iter() {
+                let bytes = m.bytes_in.get(topic).copied().unwrap_or(0);
+                let (n0, bytes0) = seen.map_or((0, 0), |s| {
+                    (s.messages_in.get(topic).copied().unwrap_or(0), s.bytes_in.get(topic).copied().unwrap_or(0))
+                });
+                let (tn, tb) = (n - n0.min(*n), bytes - bytes0.min(bytes));
+                match topics.get_mut(topic) {
+                    Some(t) => {
+                        t.0 += tn;
+                        t.1 += tb;
+                    }
+                    None => {
+                        topics.insert(topic.clone(), (tn, tb));
+                    }
+                }
+            }
+            let up = !self.down.contains(&NodeId::Broker(id));
+            let network_busy = m.network_busy_ms.saturating_sub(before(|s| s.network_busy_ms));
+            let io_busy = m.io_busy_ms.saturating_sub(before(|s| s.io_busy_ms));
+            brokers.push(BrokerSample {
+                broker: id,
+                up,
+                request_queue_size: b.request_queue.len() as u32,
+                network_idle_permille: metrics::idle_permille(network_busy, b.network_threads.len() as u32, SAMPLE_INTERVAL_MS),
+                request_handler_idle_permille: metrics::idle_permille(io_busy, b.io_threads.len() as u32, SAMPLE_INTERVAL_MS),
+                produce_purgatory: b.produce_purgatory.watched_total() as u32,
+                fetch_purgatory: b.fetch_purgatory.watched_total() as u32,
+                under_replicated: b.partitions.values().filter(|p| p.is_leader(id) && p.isr.len() < p.replicas.len()).count() as u32,
+                isr_shrinks: metrics::delta(m.isr_shrinks, before(|s| s.isr_shrinks)),
+                isr_expands: metrics::delta(m.isr_expands, before(|s| s.isr_expands)),
+            });
+        }
+        for node in self.nodes.values() {
+            if let Node::Broker(b) = node {
+                self.meters_seen.insert(b.id(), b.meters.clone());
+            }
+        }
+        let mut latency = Vec::new();
+        for node in self.nodes.values_mut() {
+            let Node::Client(c) = node else { continue };
+            let Client::Producer(p) = c.as_mut() else { continue };
+            let mut answered = p.take_latencies();
+            if answered.is_empty() {
+                continue;
+            }
+            answered.sort_unstable();
+            let NodeId::Client(client) = p.id() else { continue };
+            latency.push(LatencySample {
+                client,
+                acks: p.config().acks,
+                requests: answered.len() as u32,
+                p50_ms: metrics::percentile(&answered, 50),
+                p99_ms: metrics::percentile(&answered, 99),
+            });
+        }
+        let offline_partitions =
+            self.committed_image().map_or(0, |image| image.partitions.values().filter(|p| p.leader.is_none()).count() as u32);
+        let active_controllers = self.controllers().filter(|c| c.is_alive() && c.is_active()).map(Controller::id).collect();
+        let sample = Sample {
+            at_ms,
+            brokers,
+            topics: topics.into_iter().map(|(topic, (n, bytes))| TopicSample { topic, messages_in: n as u32, bytes_in: bytes }).collect(),
+            latency,
+            offline_partitions,
+            active_controllers,
+        };
+        if self.samples_end < self.samples.len() {
+            debug_assert_eq!(self.samples[self.samples_end], sample, "a replayed second sampled other metrics");
+        } else {
+            self.samples.push(sample);
+        }
+        self.samples_end += 1;
     }
 
     /// The trace events of one step.
@@ -1078,6 +1216,9 @@ impl Simulation {
     /// Hands one event taken from the queue to its node and carries out
     /// what the node emitted.
     fn run_event(&mut self, next: Scheduled) {
+        while self.next_sample_ms <= next.at_ms {
+            self.take_sample();
+        }
         self.now_ms = next.at_ms;
         self.steps += 1;
         let mut outs = std::mem::take(&mut self.outs);

@@ -191,6 +191,7 @@ impl Broker {
             BrokerControl { incarnation, ..BrokerControl::new(c.controllers, c.topic_configs) }
         });
         fresh.next_producer_id = self.next_producer_id;
+        fresh.meters = std::mem::take(&mut self.meters);
         for (tp, mut p) in std::mem::take(&mut self.partitions) {
             p.leader = None;
             p.leader_epoch = -1;
@@ -696,6 +697,16 @@ impl Broker {
         p.partition_epoch = r.partition_epoch;
         let same_leadership = p.leader == r.leader && p.leader_epoch == r.leader_epoch;
         if same_leadership {
+            // The leader's own proposal committed: Kafka marks
+            // IsrShrinksPerSec or IsrExpandsPerSec now
+            // (Partition.handleAlterPartitionUpdate).
+            if r.leader == Some(me) && p.pending_isr.as_ref() == Some(&r.isr) && r.isr != p.isr {
+                if r.isr.len() < p.isr.len() {
+                    self.meters.isr_shrinks += 1;
+                } else {
+                    self.meters.isr_expands += 1;
+                }
+            }
             p.isr = r.isr.clone();
             p.pending_isr = None;
             // As Partition.makeLeader does: the ISR may be down to the

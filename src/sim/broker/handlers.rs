@@ -321,6 +321,7 @@ impl Broker {
                 log_append_time_ms = now;
             }
         }
+        let size = stored.len() as u64;
         let info = match p.log.append(stored, now) {
             Ok(info) => info,
             Err(LogError::RecordBatchTooLarge { size_bytes, segment_bytes }) => {
@@ -329,6 +330,8 @@ impl Broker {
             Err(_) => return reject(ctx, ErrorCode::CorruptMessage, RejectReason::LogRefused),
         };
         p.producer_state.record_appended(&header, info.first_offset, info.last_offset);
+        let records = (info.last_offset - info.first_offset + 1).max(0) as u64;
+        self.meters.add_messages_in(&tp.topic, records, size);
         if let (true, Some(reason)) = (info.rolled, info.roll_reason) {
             ctx.trace(|| TraceKind::SegmentRolled {
                 partition: tp.clone(),

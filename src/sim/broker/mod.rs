@@ -163,6 +163,8 @@ pub struct Broker {
     pub(crate) next_producer_id: i64,
     /// The control plane, when the cluster runs controllers.
     pub(crate) control: Option<control::BrokerControl>,
+    /// Running counts for the rate metrics the simulation samples.
+    pub(crate) meters: super::metrics::BrokerMeters,
 }
 
 impl Broker {
@@ -196,6 +198,7 @@ impl Broker {
             next_correlation_id: 1,
             next_producer_id: id as i64 * 1_000_000,
             control: None,
+            meters: Default::default(),
         }
     }
 

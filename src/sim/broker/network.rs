@@ -117,6 +117,7 @@ impl Broker {
             });
             t.work = Some(NetworkWork::Writing { client, response });
             ctx.timer(cost, BrokerTimer::NetworkDone { thread });
+            self.meters.network_busy_ms += cost;
             return;
         }
         let count = t.connections.len();
@@ -138,6 +139,7 @@ impl Broker {
                 });
                 t.work = Some(NetworkWork::Reading { client, request });
                 ctx.timer(cost, BrokerTimer::NetworkDone { thread });
+                self.meters.network_busy_ms += cost;
                 return;
             }
         }
@@ -215,6 +217,7 @@ impl Broker {
         });
         self.io_threads[thread as usize].work = Some(IoWork::Handling { client, request });
         ctx.timer(cost, BrokerTimer::IoHandle { thread });
+        self.meters.io_busy_ms += cost;
         self.unblock_network_thread(ctx);
         self.wake_io_thread(ctx);
     }

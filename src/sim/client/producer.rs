@@ -172,6 +172,9 @@ pub struct Producer {
     load: Option<LoadRun>,
     /// How many load generators this producer has started.
     load_runs: u32,
+    /// The latencies (send to response, ms) of the produce requests answered
+    /// since the simulation last sampled its metrics, which takes them.
+    latencies_ms: Vec<u32>,
 }
 
 impl Producer {
@@ -198,6 +201,7 @@ impl Producer {
             round_robin: RoundRobinPartitioner::new(),
             records: CowVec::new(),
             drain_scratch: Vec::new(),
+            latencies_ms: Vec::new(),
             load: None,
             load_runs: 0,
         }
@@ -244,6 +248,12 @@ impl Producer {
             self.send(ctx, record);
         }
         ctx.timer(after, ClientTimer::Load { generation });
+    }
+
+    /// Takes the latencies of the produce requests answered since the last
+    /// call, for the metrics sample.
+    pub(crate) fn take_latencies(&mut self) -> Vec<u32> {
+        std::mem::take(&mut self.latencies_ms)
     }
 
     pub fn id(&self) -> NodeId {
@@ -758,6 +768,7 @@ impl Producer {
         let Some(f) = self.take_in_flight(id.correlation_id) else {
             return;
         };
+        self.latencies_ms.push(ctx.now_ms.saturating_sub(f.sent_ms).min(u32::MAX as u64) as u32);
         for b in f.batches {
             let Some(part) = parts.iter().find(|p| p.partition == b.partition) else {
                 continue;
