@@ -32,6 +32,14 @@ fn the_events_benchmark_trace_hash_matches_native() {
     assert_eq!(w.sim().trace_hash(), common::GOLDEN_BENCH_TRACE_HASH, "got {:#x}", w.sim().trace_hash());
 }
 
+/// And its metrics samples.
+#[wasm_bindgen_test]
+fn the_events_benchmark_samples_match_native() {
+    let mut w = kafkascope::sim::workload::EventsWorkload::boot(1, true);
+    w.run_to(common::BENCH_EVENTS);
+    assert_eq!(common::samples_hash(w.sim()), common::GOLDEN_BENCH_SAMPLES_HASH, "got {:#x}", common::samples_hash(w.sim()));
+}
+
 fn document() -> web_sys::Document {
     web_sys::window().unwrap().document().unwrap()
 }

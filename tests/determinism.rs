@@ -75,6 +75,21 @@ fn the_events_benchmark_workload_has_a_golden_hash() {
     );
 }
 
+/// Its metrics samples have a golden hash too, which the browser test
+/// checks in wasm; keeping no trace does not change them.
+#[test]
+fn the_events_benchmark_workload_samples_golden_metrics() {
+    let mut w = kafkascope::sim::workload::EventsWorkload::boot(1, true);
+    w.run_to(BENCH_EVENTS);
+    let hash = common::samples_hash(w.sim());
+    assert!(w.sim().samples().len() >= 3, "{}", w.sim().samples().len());
+    assert!(w.sim().samples().iter().any(|s| s.topics.iter().any(|t| t.messages_in > 0)), "the workload produces");
+    assert_eq!(hash, common::GOLDEN_BENCH_SAMPLES_HASH, "the workload's metrics changed: got {hash:#x}");
+    let mut untraced = kafkascope::sim::workload::EventsWorkload::boot(1, false);
+    untraced.run_to(BENCH_EVENTS);
+    assert_eq!(common::samples_hash(untraced.sim()), hash);
+}
+
 /// The benchmark keeps no trace: not keeping it must not change the run.
 #[test]
 fn the_events_benchmark_runs_the_same_without_its_trace() {

@@ -102,6 +102,17 @@ pub const GOLDEN_KRAFT_TRACE_HASH: u64 = 0x240b77266f8b00f7;
 pub const BENCH_EVENTS: u64 = 60_000;
 pub const GOLDEN_BENCH_TRACE_HASH: u64 = 0xf1139295b53b872a;
 
+/// The metrics samples of that same run, hashed by [`samples_hash`]: the
+/// browser test checks wasm samples the same metrics as native.
+pub const GOLDEN_BENCH_SAMPLES_HASH: u64 = 0xb956a21bca219d3b;
+
+/// A hash of a simulation's metrics samples, from their Debug text (the
+/// samples hold only integers, strings and lists, so the text is exact).
+pub fn samples_hash(sim: &kafkascope::sim::simulation::Simulation) -> u64 {
+    let crc = crc::Crc::<u64>::new(&crc::CRC_64_ECMA_182);
+    crc.checksum(format!("{:?}", sim.samples()).as_bytes())
+}
+
 // ---------------------------------------------------------------------------
 // Helpers of the data-plane tests (tests/dataplane_*.rs).
 // ---------------------------------------------------------------------------
