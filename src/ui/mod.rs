@@ -8,6 +8,7 @@ pub mod browser;
 #[cfg(feature = "ui")]
 pub mod components;
 pub mod contexts;
+pub mod charts;
 pub mod countdown;
 pub mod faults;
 pub mod focus;
