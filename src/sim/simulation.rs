@@ -938,7 +938,7 @@ impl Simulation {
                 let (n0, bytes0) = seen.map_or((0, 0), |s| {
                     (s.messages_in.get(topic).copied().unwrap_or(0), s.bytes_in.get(topic).copied().unwrap_or(0))
                 });
-                let (tn, tb) = (n - n0.min(*n), bytes - bytes0.min(bytes));
+                let (tn, tb) = (n.saturating_sub(n0), bytes.saturating_sub(bytes0));
                 match topics.get_mut(topic) {
                     Some(t) => {
                         t.0 += tn;
@@ -964,11 +964,7 @@ impl Simulation {
                 isr_shrinks: metrics::delta(m.isr_shrinks, before(|s| s.isr_shrinks)),
                 isr_expands: metrics::delta(m.isr_expands, before(|s| s.isr_expands)),
             });
-        }
-        for node in self.nodes.values() {
-            if let Node::Broker(b) = node {
-                self.meters_seen.insert(b.id(), b.meters.clone());
-            }
+            self.meters_seen.insert(id, m.clone());
         }
         let mut latency = Vec::new();
         for node in self.nodes.values_mut() {

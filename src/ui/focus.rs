@@ -385,15 +385,12 @@ impl Classifier {
                 self.loading.remove(client);
                 Tag::mine(Interest::NOTABLE)
             }
+            // A load's client events come by the record or the batch, its
+            // retries, splits and expiries too; what caused those (a broker
+            // down, a leader moved) is told once, by its own events.
             TraceKind::ConnectionMuted { client, .. } | TraceKind::PartitionChosen { client, .. } | TraceKind::BatchReady { client, .. }
             | TraceKind::MetadataUpdated { client, .. } | TraceKind::ProducerIdAssigned { client, .. }
-                if self.loading.contains(client) =>
-            {
-                Tag::background(Interest::DATA, B::SteadyLoad)
-            }
-            // A load's retries, splits and expiries come by the batch; what
-            // caused them (a broker down, a leader moved) is told once.
-            TraceKind::ProduceRetry { client, .. } | TraceKind::BatchSplit { client, .. } | TraceKind::BatchExpired { client, .. }
+            | TraceKind::ProduceRetry { client, .. } | TraceKind::BatchSplit { client, .. } | TraceKind::BatchExpired { client, .. }
                 if self.loading.contains(client) =>
             {
                 Tag::background(Interest::DATA, B::SteadyLoad)
@@ -493,20 +490,17 @@ impl Classifier {
             kind => match kind.request() {
                 Some(request) if self.is_learner(&request) => Tag::mine(Interest::NONE),
                 Some(request) if self.carrying.contains(&request) => Tag::mine(Interest::NONE),
-                Some(request) if self.loading.contains(&request.client) || self.load_fetches.contains(&request) => match kind {
-                    // A follower fetch answered with an error is a change of
-                    // its own, as below.
-                    TraceKind::LogRead { error, .. } if *error != crate::sim::protocol::ErrorCode::None => {
-                        Tag::notable(Interest::DATA)
-                    }
-                    _ => Tag::background(Interest::DATA, B::SteadyLoad),
-                },
-                Some(_) => match kind {
+                Some(request) => match kind {
                     // A follower fetch answered with an error (the leader
                     // moved, the offset is out of range) is a change of
                     // its own.
                     TraceKind::LogRead { error, .. } if *error != crate::sim::protocol::ErrorCode::None => {
                         Tag::notable(Interest::DATA)
+                    }
+                    // A load's own requests, and the follower fetches that
+                    // copy its records.
+                    _ if self.loading.contains(&request.client) || self.load_fetches.contains(&request) => {
+                        Tag::background(Interest::DATA, B::SteadyLoad)
                     }
                     _ => Tag::background(Interest::DATA, B::IdleReplicaFetches),
                 },
