@@ -15,12 +15,15 @@
 //! (time, sequence, slot), over a slab of slots that are reused once their
 //! event has been taken. Taking an event compares the wheel's first event
 //! with the heap's, so the order is exactly that of one heap holding all.
+//!
+//! A copy (each timeline snapshot is one) is compact: it has no wheel, its
+//! few wheel events join the heap, and its slab holds only the waiting
+//! events, shared with the original. Whatever holds them, the events come
+//! out in the same order, so a copy runs on exactly as the original would.
 
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
 use std::sync::Arc;
-
-use super::collections::CowVec;
 
 /// What the queue orders by. The sequence number must be unique, so no two
 /// entries compare equal and the order never depends on anything else.
@@ -54,14 +57,14 @@ const WHEEL_MS: u64 = 1024;
 const WHEEL_MASK: u64 = WHEEL_MS - 1;
 const WHEEL_WORDS: usize = (WHEEL_MS / 64) as usize;
 
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct EventQueue<T> {
     /// Events due in [now_ms, now_ms + WHEEL_MS), in the bucket of their
     /// millisecond (`at_ms % WHEEL_MS`), each bucket in sequence order.
-    /// Nearly all are empty at any time, and every timeline snapshot copies
-    /// the queue, so the buckets sit in shared chunks: a snapshot copies a
-    /// pointer per 64 buckets, and a step copies only the chunks it changes.
-    wheel: CowVec<VecDeque<T>>,
+    /// Empty, with no bucket at all, in a copy until its first push there:
+    /// a timeline snapshot then holds none of the 1,024 buckets (32 KiB)
+    /// nor the buffers the live wheel's buckets keep once used.
+    wheel: Vec<VecDeque<T>>,
     /// Bit `i` is set when `wheel[i]` is not empty.
     in_use: [u64; WHEEL_WORDS],
     /// Keys of the events due later than the wheel reaches.
@@ -77,6 +80,33 @@ pub struct EventQueue<T> {
     free: Vec<u32>,
 }
 
+/// The compact copy: every waiting event in the heap, the heap's shared
+/// behind their `Arc`s and the wheel's few put behind new ones, in a slab
+/// with no free slot. A timeline snapshot keeps its copy for the whole
+/// session, so what it holds is what counts: a key and a pointer an event.
+impl<T: QueueOrder + Clone> Clone for EventQueue<T> {
+    fn clone(&self) -> Self {
+        let mut keys = Vec::with_capacity(self.len);
+        let mut slots = Vec::with_capacity(self.len);
+        let heap_events = self.heap.iter().filter_map(|k| Some((k.at_ms, k.seq, Arc::clone(self.slots[k.slot as usize].as_ref()?))));
+        let wheel_events = self.wheel.iter().flatten().map(|e| (e.at_ms(), e.seq(), Arc::new(e.clone())));
+        for (at_ms, seq, event) in heap_events.chain(wheel_events) {
+            let slot = u32::try_from(slots.len()).expect("fewer than 2^32 pending events");
+            keys.push(Key { at_ms, seq, slot });
+            slots.push(Some(event));
+        }
+        Self {
+            wheel: Vec::new(),
+            in_use: [0; WHEEL_WORDS],
+            heap: BinaryHeap::from(keys),
+            now_ms: self.now_ms,
+            len: self.len,
+            slots,
+            free: Vec::new(),
+        }
+    }
+}
+
 impl<T: QueueOrder + Clone> Default for EventQueue<T> {
     fn default() -> Self {
         Self::new()
@@ -86,7 +116,7 @@ impl<T: QueueOrder + Clone> Default for EventQueue<T> {
 impl<T: QueueOrder + Clone> EventQueue<T> {
     pub fn new() -> Self {
         Self {
-            wheel: (0..WHEEL_MS).map(|_| VecDeque::new()).collect(),
+            wheel: Vec::new(),
             in_use: [0; WHEEL_WORDS],
             heap: BinaryHeap::new(),
             now_ms: 0,
@@ -102,6 +132,9 @@ impl<T: QueueOrder + Clone> EventQueue<T> {
         // An event before `now_ms` cannot happen (the simulation never
         // schedules into the past); the heap would still order it right.
         if at_ms >= self.now_ms && at_ms - self.now_ms < WHEEL_MS {
+            if self.wheel.is_empty() {
+                self.wheel = (0..WHEEL_MS).map(|_| VecDeque::new()).collect();
+            }
             let bucket = (at_ms & WHEEL_MASK) as usize;
             self.wheel[bucket].push_back(item);
             self.in_use[bucket / 64] |= 1 << (bucket % 64);
@@ -247,30 +280,35 @@ mod tests {
         assert_eq!(q.len(), 1);
     }
 
-    /// A copy (a timeline snapshot) shares the heap's events and the
-    /// wheel's untouched buckets instead of duplicating them, and both
-    /// queues still take their own events in order.
+    /// A copy (a timeline snapshot) shares the heap's events instead of
+    /// duplicating them and holds no wheel: the wheel's events wait in its
+    /// heap. Both queues still take their own events in order, and a copy
+    /// of a copy is the same.
     #[test]
     fn a_copy_shares_waiting_events_until_either_queue_takes_them() {
         let mut q = EventQueue::new();
         for seq in 0..300 {
             q.push(E(if seq % 2 == 0 { 30_000 + seq } else { seq % 7 }, seq));
         }
+        q.push(E(40_000, 300));
         let mut copy = q.clone();
-        let shared = q.slots.iter().zip(&copy.slots).filter(|(a, b)| match (a, b) {
-            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
-            _ => false,
-        });
-        assert_eq!(shared.count(), 150, "every heap event is shared");
-        assert!(copy.wheel.shares_chunks_with(&q.wheel));
-        // The live queue moves on; the copy keeps what it had.
+        let in_both = |a: &EventQueue<E>, b: &EventQueue<E>| {
+            a.slots.iter().flatten().filter(|x| b.slots.iter().flatten().any(|y| Arc::ptr_eq(x, y))).count()
+        };
+        assert_eq!(in_both(&q, &copy), 151, "every heap event is shared");
+        assert_eq!((copy.wheel.len(), copy.slots.len(), copy.len()), (0, 301, 301));
+        assert_eq!(in_both(&copy, &copy.clone()), 301, "a copy of a copy shares all");
+        // The live queue moves on; the copy keeps what it had, and its
+        // first push due soon builds its wheel again.
         q.push(E(3, 1000));
-        assert!(!copy.wheel.shares_chunks_with(&q.wheel));
+        copy.push(E(5, 1001));
+        assert_eq!(copy.wheel.len(), WHEEL_MS as usize);
         let live: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
         let kept: Vec<_> = std::iter::from_fn(|| copy.pop()).collect();
-        assert_eq!(live.len(), 301);
-        assert_eq!(kept.len(), 300);
-        assert!(kept.iter().all(|e| e.1 != 1000));
+        assert_eq!(live.len(), 302);
+        assert_eq!(kept.len(), 302);
+        let without = |v: &[E], seq: u64| v.iter().filter(|e| e.1 != seq).cloned().collect::<Vec<_>>();
+        assert_eq!(without(&live, 1000), without(&kept, 1001), "the same events in the same order");
         assert!(live.windows(2).all(|w| (w[0].0, w[0].1) < (w[1].0, w[1].1)));
         assert!(kept.windows(2).all(|w| (w[0].0, w[0].1) < (w[1].0, w[1].1)));
     }
@@ -286,6 +324,11 @@ mod tests {
             let mut reference: Vec<(u64, u64)> = Vec::new();
             let (mut now, mut seq) = (0u64, 0u64);
             for _ in 0..400 {
+                // Now and then the queue goes on as its copy, as a restored
+                // snapshot's does: compact, every event in the heap.
+                if rng.next_u32() % 16 == 0 {
+                    q = q.clone();
+                }
                 if rng.next_u32() % 3 != 0 {
                     let delay = match rng.next_u32() % 6 {
                         0 | 1 => 0,
