@@ -3,6 +3,7 @@
 //!
 //! This is plain Rust, so native tests cover it.
 
+use crate::sim::collections::BlockVec;
 use crate::sim::simulation::{ClusterConfig, Command, CommandError, ConfigError, Simulation, Snapshot};
 use crate::sim::invariants::{InvariantChecker, Violation};
 use crate::sim::trace::TraceEvent;
@@ -46,10 +47,14 @@ pub const FOCUS_WINDOW_MS: u64 = 60_000;
 /// their majority spin far faster, and the page must not stall on them.
 pub const FOCUS_POSITION_LIMIT: u32 = 20_000;
 
-/// What the session knows of each position beyond its step count: when it
-/// is, what its events are to the learner, and what background it holds.
+/// What the session knows of each position: its step count, when it is,
+/// what its events are to the learner, and what background it holds. Its
+/// command count is kept apart (`Session::command_at`), since it changes
+/// at few positions: a mark is 24 bytes, and an hour of play has over a
+/// million.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Mark {
+    steps: u64,
     time_ms: u64,
     /// The union of its events' interests.
     interest: Interest,
@@ -68,7 +73,7 @@ struct Mark {
 /// checker and the focus classifier.
 #[derive(Clone, Debug)]
 struct Saved {
-    /// The index into `positions` it was taken at.
+    /// The index into the timeline (`marks`) it was taken at.
     index: usize,
     snapshot: Snapshot,
     commands: usize,
@@ -98,9 +103,10 @@ pub struct Session {
     /// Every command issued, with the step count at which it was issued:
     /// with the seed and the configuration, the whole session.
     commands: Vec<(u64, Command)>,
-    /// The position after each user action (a step or a command), oldest
-    /// first; the timeline.
-    positions: Vec<Position>,
+    /// The timeline index of each command's position, in the order of
+    /// `commands` (0 for one whose position was forgotten): a position's
+    /// command count is how many are at or before it.
+    command_at: Vec<usize>,
     /// Which position the simulation is at now. Positions after it are the
     /// future a Step re-plays until a new command replaces it.
     cursor: usize,
@@ -121,8 +127,9 @@ pub struct Session {
     /// one per event of its recorded future ([`Simulation::trace_ahead`]),
     /// so that a jump ahead to a snapshot finds the tags as they were.
     tags: Vec<Tag>,
-    /// One mark per position of `positions`.
-    marks: Vec<Mark>,
+    /// The position after each user action (a step or a command), oldest
+    /// first: the timeline, one mark a position.
+    marks: BlockVec<Mark>,
     /// How many simulation steps this session has run, replays included:
     /// a test reads it to see how much a jump replayed.
     steps_run: u64,
@@ -141,18 +148,18 @@ impl Session {
             checker: InvariantChecker::new(),
             classifier: Classifier::new(),
         };
-        let mark = Mark { time_ms: sim.now_ms(), interest: Interest::NONE, background: None, command: false, stop: false };
+        let mark = Mark { steps: 0, time_ms: sim.now_ms(), interest: Interest::NONE, background: None, command: false, stop: false };
         Ok(Self {
             sim,
             commands: Vec::new(),
-            positions: vec![Position { steps: 0, commands: 0 }],
+            command_at: Vec::new(),
             cursor: 0,
             snapshots: vec![start],
             spacing: SNAPSHOT_EVERY,
             checker: InvariantChecker::new(),
             classifier: Classifier::new(),
             tags: Vec::new(),
-            marks: vec![mark],
+            marks: std::iter::once(mark).collect(),
             steps_run: 0,
             forgotten: 0,
         })
@@ -164,7 +171,7 @@ impl Session {
     /// walks into the election and the registrations.
     pub fn booted(config: ClusterConfig, seed: u64) -> Result<Self, ConfigError> {
         let mut session = Self::new(config, seed)?;
-        while !session.cluster_is_up() && session.positions.len() <= BOOT_STEP_LIMIT {
+        while !session.cluster_is_up() && session.marks.len() <= BOOT_STEP_LIMIT {
             if !session.step() {
                 break;
             }
@@ -194,7 +201,7 @@ impl Session {
     /// The commands issued up to the current position, each with the step
     /// count it came at.
     pub fn commands(&self) -> &[(u64, Command)] {
-        &self.commands[..self.positions[self.cursor].commands]
+        &self.commands[..self.position(self.cursor).commands]
     }
 
     /// Every command of the timeline, the recorded future after the cursor
@@ -205,7 +212,7 @@ impl Session {
 
     /// The step count at the timeline's last position.
     pub fn end_steps(&self) -> u64 {
-        self.positions.last().map_or(0, |p| p.steps)
+        self.marks.last().map_or(0, |m| m.steps)
     }
 
     /// Rebuilds a session from its configuration, seed and action log: each
@@ -306,7 +313,12 @@ impl Session {
 
     /// How many positions the timeline holds.
     pub fn timeline_len(&self) -> usize {
-        self.positions.len()
+        self.marks.len()
+    }
+
+    /// The position at `index` of the timeline, which must be on it.
+    fn position(&self, index: usize) -> Position {
+        Position { steps: self.marks[index].steps, commands: self.command_at.partition_point(|&at| at <= index) }
     }
 
     /// Where on the timeline the session is.
@@ -316,10 +328,11 @@ impl Session {
 
     /// Drops the future after the cursor: a new action starts a new branch.
     fn cut_future(&mut self) {
-        if self.cursor + 1 < self.positions.len() {
-            self.positions.truncate(self.cursor + 1);
+        if self.cursor + 1 < self.marks.len() {
+            let commands = self.position(self.cursor).commands;
             self.marks.truncate(self.cursor + 1);
-            self.commands.truncate(self.positions[self.cursor].commands);
+            self.commands.truncate(commands);
+            self.command_at.truncate(commands);
             let cursor = self.cursor;
             self.retain_snapshots(&|index| index <= cursor);
             self.sim.cut_trace_ahead();
@@ -328,13 +341,16 @@ impl Session {
     }
 
     fn record_position(&mut self) {
-        let previous = self.positions[self.positions.len() - 1];
-        let first = self.sim.trace().partition_point(|e| e.step <= previous.steps);
+        let previous = self.marks.last().map_or(0, |m| m.steps);
+        let first = self.sim.trace().partition_point(|e| e.step <= previous);
         let (interest, background) = summarize(&self.tags[first..self.sim.trace().len()]);
-        let command = self.commands.len() > previous.commands;
-        self.marks.push(Mark { time_ms: self.sim.now_ms(), interest, background, command, stop: false });
-        self.positions.push(Position { steps: self.sim.steps(), commands: self.commands.len() });
-        self.cursor = self.positions.len() - 1;
+        let command = self.commands.len() > self.command_at.len();
+        let steps = self.sim.steps();
+        self.marks.push(Mark { steps, time_ms: self.sim.now_ms(), interest, background, command, stop: false });
+        self.cursor = self.marks.len() - 1;
+        if command {
+            self.command_at.push(self.cursor);
+        }
         if self.cursor % SNAPSHOT_EVERY == 0 {
             let saved = Saved {
                 index: self.cursor,
@@ -382,12 +398,14 @@ impl Session {
     /// replays the whole run from the seed. False when too little is left.
     fn forget_oldest(&mut self) -> bool {
         let Some(cut) = self.forget_cut() else { return false };
-        let before = self.positions[cut - 1].steps;
+        let before = self.marks[cut - 1].steps;
         let events = self.sim.trace().partition_point(|e| e.step <= before);
         self.sim.forget_trace(events);
         self.tags = self.tags.split_off(events);
-        self.positions = self.positions.split_off(cut);
         self.marks = self.marks.split_off(cut);
+        for at in &mut self.command_at {
+            *at = at.saturating_sub(cut);
+        }
         self.retain_snapshots(&|index| index >= cut);
         for saved in &mut self.snapshots {
             saved.index -= cut;
@@ -428,7 +446,7 @@ impl Session {
     /// The most positions a jump may have to replay: the widest gap between
     /// two snapshots, or from the last one to the timeline's end.
     pub fn widest_snapshot_gap(&self) -> usize {
-        let end = self.positions.len() - 1;
+        let end = self.marks.len() - 1;
         let gaps = self.snapshots.windows(2).map(|w| w[1].index - w[0].index);
         gaps.chain(self.snapshots.last().map(|s| end - s.index)).max().unwrap_or(end)
     }
@@ -440,7 +458,7 @@ impl Session {
     /// the step ends with nothing to narrate. False when nothing is left to
     /// do.
     pub fn step(&mut self) -> bool {
-        if self.cursor + 1 < self.positions.len() {
+        if self.cursor + 1 < self.marks.len() {
             self.go_to(self.cursor + 1);
             return true;
         }
@@ -502,7 +520,7 @@ impl Session {
     /// The timeline position that shows the state right after `step`: the
     /// first position at or past it.
     pub fn position_of_step(&self, step: u64) -> Option<usize> {
-        self.positions.iter().position(|p| p.steps >= step)
+        self.marks.iter().position(|m| m.steps >= step)
     }
 
     /// Runs up to `n` steps; returns how many ran.
@@ -530,12 +548,12 @@ impl Session {
     /// between, and their tags, from the recorded future kept when the
     /// session went back past them.
     pub fn go_to(&mut self, index: usize) {
-        if index >= self.positions.len() || index == self.cursor {
+        if index >= self.marks.len() || index == self.cursor {
             return;
         }
-        let target = self.positions[index];
+        let target = self.position(index);
         let saved = self.snapshots.iter().rev().find(|s| s.index <= index);
-        let mut applied = self.positions[self.cursor].commands;
+        let mut applied = self.position(self.cursor).commands;
         match saved {
             Some(saved) if index < self.cursor || saved.index > self.cursor => {
                 self.sim.restore(&saved.snapshot);
@@ -626,8 +644,8 @@ impl Session {
             return None;
         }
         let trace = self.sim.trace();
-        let end = self.positions[index].steps;
-        let start = index.checked_sub(1).map_or(0, |i| self.positions[i].steps);
+        let end = self.marks[index].steps;
+        let start = index.checked_sub(1).map_or(0, |i| self.marks[i].steps);
         let first = trace.partition_point(|e| e.step <= start);
         let last = trace.partition_point(|e| e.step <= end);
         Some((&trace[first..last], &self.tags[first..last]))
@@ -651,7 +669,7 @@ impl Session {
     /// Whether a Step has anything to do: a recorded future or a pending
     /// event.
     pub fn can_step(&self) -> bool {
-        self.cursor + 1 < self.positions.len() || (self.sim.has_pending() && !self.memory_full())
+        self.cursor + 1 < self.marks.len() || (self.sim.has_pending() && !self.memory_full())
     }
 
     /// Steps to the next position in `focus` (through the recorded future
@@ -926,7 +944,7 @@ pub(crate) mod tests {
         s.go_to(end);
         assert_eq!(s.sim().trace(), &trace[..], "the whole trace, none of it skipped");
         assert_eq!(s.tags, tags, "every event's tag too");
-        let last = s.snapshots.last().map(|saved| s.positions[saved.index].steps).unwrap_or_default();
+        let last = s.snapshots.last().map(|saved| s.marks[saved.index].steps).unwrap_or_default();
         assert_eq!(s.steps_run - run, s.sim().steps() - last, "only the steps after the last snapshot replayed");
         assert!(s.sim().trace_ahead().is_empty() && s.tags.len() == trace.len(), "nothing kept at the end");
         // A jump back into the middle and on to a later snapshot alike.
