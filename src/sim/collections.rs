@@ -1010,139 +1010,6 @@ impl<'de, T: serde::Deserialize<'de> + Clone> serde::Deserialize<'de> for CowVec
 
 impl<T: Eq> Eq for CowVec<T> {}
 
-/// How many items a [`BlockVec`] block holds.
-const BLOCK: usize = 4096;
-
-/// A vector in blocks of [`BLOCK`] items, each allocated at its full size
-/// once. A `Vec` that doubles holds up to as much again as its length, and
-/// a list of a million items briefly holds both its old and its new buffer;
-/// this holds at most one block beyond its length and never moves an item.
-/// Every block but the last is full, and the last is never empty. The
-/// session's timeline, one item a position and a million positions an
-/// hour, is one.
-#[derive(Debug, PartialEq, Eq)]
-pub struct BlockVec<T> {
-    blocks: Vec<Vec<T>>,
-}
-
-// Each block of a copy has the full size too (a `Vec`'s copy has only room
-// for its items), so the copy's last block fills without moving.
-impl<T: Clone> Clone for BlockVec<T> {
-    fn clone(&self) -> Self {
-        let copy = |block: &Vec<T>| {
-            let mut c = Vec::with_capacity(BLOCK);
-            c.extend_from_slice(block);
-            c
-        };
-        BlockVec { blocks: self.blocks.iter().map(copy).collect() }
-    }
-}
-
-impl<T> BlockVec<T> {
-    pub const fn new() -> Self {
-        BlockVec { blocks: Vec::new() }
-    }
-
-    pub fn push(&mut self, item: T) {
-        match self.blocks.last_mut() {
-            Some(last) if last.len() < BLOCK => last.push(item),
-            _ => {
-                let mut block = Vec::with_capacity(BLOCK);
-                block.push(item);
-                self.blocks.push(block);
-            }
-        }
-    }
-
-    /// Every block but the last is full.
-    pub fn len(&self) -> usize {
-        self.blocks.len().saturating_sub(1) * BLOCK + self.blocks.last().map_or(0, Vec::len)
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.blocks.is_empty()
-    }
-
-    pub fn get(&self, index: usize) -> Option<&T> {
-        self.blocks.get(index / BLOCK)?.get(index % BLOCK)
-    }
-
-    pub fn get_mut(&mut self, index: usize) -> Option<&mut T> {
-        self.blocks.get_mut(index / BLOCK)?.get_mut(index % BLOCK)
-    }
-
-    pub fn last(&self) -> Option<&T> {
-        self.blocks.last()?.last()
-    }
-
-    /// Keeps the first `len` items, freeing the blocks after them.
-    pub fn truncate(&mut self, len: usize) {
-        if len >= self.len() {
-            return;
-        }
-        self.blocks.truncate(len.div_ceil(BLOCK));
-        if let Some(last) = self.blocks.last_mut() {
-            last.truncate(len - (len - 1) / BLOCK * BLOCK);
-        }
-    }
-
-    /// The items from `at` on, as a vector of their own, leaving the first
-    /// `at` here (as `Vec::split_off`). Every item after `at` moves, since
-    /// the blocks start at multiples of [`BLOCK`]; the session does it only
-    /// when it forgets the oldest part of its timeline.
-    pub fn split_off(&mut self, at: usize) -> BlockVec<T> {
-        let mut tail = BlockVec::new();
-        if at >= self.len() {
-            return tail;
-        }
-        let blocks = std::mem::take(&mut self.blocks);
-        for (b, block) in blocks.into_iter().enumerate() {
-            for (i, item) in block.into_iter().enumerate() {
-                if b * BLOCK + i < at {
-                    self.push(item);
-                } else {
-                    tail.push(item);
-                }
-            }
-        }
-        tail
-    }
-
-    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &T> + '_ {
-        self.blocks.iter().flatten()
-    }
-
-    /// How many items the blocks have room for: at most one block more than
-    /// the length.
-    pub fn capacity(&self) -> usize {
-        self.blocks.iter().map(Vec::capacity).sum()
-    }
-}
-
-impl<T> std::ops::Index<usize> for BlockVec<T> {
-    type Output = T;
-
-    fn index(&self, index: usize) -> &T {
-        &self.blocks[index / BLOCK][index % BLOCK]
-    }
-}
-
-impl<T> std::ops::IndexMut<usize> for BlockVec<T> {
-    fn index_mut(&mut self, index: usize) -> &mut T {
-        &mut self.blocks[index / BLOCK][index % BLOCK]
-    }
-}
-
-impl<T> FromIterator<T> for BlockVec<T> {
-    fn from_iter<I: IntoIterator<Item = T>>(items: I) -> Self {
-        let mut v = BlockVec::new();
-        for item in items {
-            v.push(item);
-        }
-        v
-    }
-}
-
 #[cfg(test)]
 mod tests {
 
@@ -1214,7 +1081,7 @@ mod tests {
         assert_eq!(shared, a.chunks.len() - 2);
     }
 
-    use super::{BTreeMap, BTreeSet, BlockVec, BLOCK};
+    use super::{BTreeMap, BTreeSet};
 
     #[test]
     fn sorting_is_stable_and_matches_std() {
@@ -1278,50 +1145,5 @@ mod tests {
             serde_json::to_string(&ours).unwrap(),
             serde_json::to_string(&std_set).unwrap()
         );
-    }
-
-    #[test]
-    fn a_block_vec_pushes_indexes_truncates_and_splits_like_a_vec() {
-        let n = 3 * BLOCK + 5;
-        let mut v: BlockVec<u32> = (0..n as u32).collect();
-        let reference: Vec<u32> = (0..n as u32).collect();
-        assert_eq!(v.len(), n);
-        assert!(v.iter().eq(reference.iter()));
-        assert_eq!((v[BLOCK], v.get(n - 1), v.get(n), v.last()), (BLOCK as u32, Some(&(n as u32 - 1)), None, Some(&(n as u32 - 1))));
-        // Full-size blocks: never more than one block of room past the end.
-        assert_eq!(v.capacity(), 4 * BLOCK);
-        v[7] = 70;
-        *v.get_mut(BLOCK + 1).unwrap() = 71;
-        assert_eq!((v[7], v[BLOCK + 1]), (70, 71));
-        v[7] = 7;
-        v[BLOCK + 1] = BLOCK as u32 + 1;
-        // Truncating to a block's end frees the next block; to inside one
-        // keeps it.
-        for len in [n, 2 * BLOCK + 1, 2 * BLOCK, BLOCK - 1, 1, 0] {
-            let mut t = v.clone();
-            t.truncate(len);
-            assert_eq!(t.len(), len);
-            assert!(t.iter().eq(reference[..len].iter()), "truncated to {len}");
-            assert_eq!(t.capacity(), len.div_ceil(BLOCK) * BLOCK);
-            assert_eq!(t.is_empty(), len == 0);
-            t.push(9);
-            assert_eq!((t.len(), t.last()), (len + 1, Some(&9)));
-        }
-        for at in [0, 1, BLOCK, BLOCK + 3, n - 1, n, n + 1] {
-            let mut head = v.clone();
-            let tail = head.split_off(at);
-            let at = at.min(n);
-            assert!(head.iter().eq(reference[..at].iter()), "head of a split at {at}");
-            assert!(tail.iter().eq(reference[at..].iter()), "tail of a split at {at}");
-            assert_eq!((head.len(), tail.len()), (at, n - at));
-            assert_eq!(tail.capacity(), tail.len().div_ceil(BLOCK) * BLOCK);
-        }
-        // A copy is equal, independent and has full-size blocks.
-        let mut copy = v.clone();
-        assert_eq!(copy.capacity(), 4 * BLOCK);
-        assert_eq!(copy, v);
-        copy.push(1);
-        assert_ne!(copy, v);
-        assert_eq!(BlockVec::<u32>::new().last(), None);
     }
 }

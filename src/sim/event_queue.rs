@@ -80,30 +80,30 @@ pub struct EventQueue<T> {
     free: Vec<u32>,
 }
 
-/// The compact copy: every waiting event in the heap, the heap's shared
-/// behind their `Arc`s and the wheel's few put behind new ones, in a slab
-/// with no free slot. A timeline snapshot keeps its copy for the whole
-/// session, so what it holds is what counts: a key and a pointer an event.
+/// The compact copy: no wheel, its few events put behind new `Arc`s in
+/// the heap, whose own events are shared, and a slab of only the waiting
+/// events. A timeline snapshot keeps its copy for the whole session, so
+/// what it holds is what counts: a key and a pointer an event.
 impl<T: QueueOrder + Clone> Clone for EventQueue<T> {
     fn clone(&self) -> Self {
-        let mut keys = Vec::with_capacity(self.len);
-        let mut slots = Vec::with_capacity(self.len);
-        let heap_events = self.heap.iter().filter_map(|k| Some((k.at_ms, k.seq, Arc::clone(self.slots[k.slot as usize].as_ref()?))));
-        let wheel_events = self.wheel.iter().flatten().map(|e| (e.at_ms(), e.seq(), Arc::new(e.clone())));
-        for (at_ms, seq, event) in heap_events.chain(wheel_events) {
-            let slot = u32::try_from(slots.len()).expect("fewer than 2^32 pending events");
-            keys.push(Key { at_ms, seq, slot });
-            slots.push(Some(event));
-        }
-        Self {
+        let mut copy = Self {
             wheel: Vec::new(),
             in_use: [0; WHEEL_WORDS],
-            heap: BinaryHeap::from(keys),
+            heap: BinaryHeap::with_capacity(self.len),
             now_ms: self.now_ms,
             len: self.len,
-            slots,
+            slots: Vec::with_capacity(self.len),
             free: Vec::new(),
+        };
+        for key in self.heap.iter() {
+            if let Some(event) = &self.slots[key.slot as usize] {
+                copy.push_to_heap(key.at_ms, key.seq, Arc::clone(event));
+            }
         }
+        for item in self.wheel.iter().flatten() {
+            copy.push_to_heap(item.at_ms(), item.seq(), Arc::new(item.clone()));
+        }
+        copy
     }
 }
 
@@ -140,13 +140,18 @@ impl<T: QueueOrder + Clone> EventQueue<T> {
             self.in_use[bucket / 64] |= 1 << (bucket % 64);
             return;
         }
+        self.push_to_heap(at_ms, seq, Arc::new(item));
+    }
+
+    /// Puts an event in the heap, in a free slot if there is one.
+    fn push_to_heap(&mut self, at_ms: u64, seq: u64, item: Arc<T>) {
         let slot = match self.free.pop() {
             Some(slot) => {
-                self.slots[slot as usize] = Some(Arc::new(item));
+                self.slots[slot as usize] = Some(item);
                 slot
             }
             None => {
-                self.slots.push(Some(Arc::new(item)));
+                self.slots.push(Some(item));
                 u32::try_from(self.slots.len() - 1).expect("fewer than 2^32 pending events")
             }
         };

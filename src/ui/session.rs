@@ -3,7 +3,6 @@
 //!
 //! This is plain Rust, so native tests cover it.
 
-use crate::sim::collections::BlockVec;
 use crate::sim::simulation::{ClusterConfig, Command, CommandError, ConfigError, Simulation, Snapshot};
 use crate::sim::invariants::{InvariantChecker, Violation};
 use crate::sim::trace::TraceEvent;
@@ -129,7 +128,7 @@ pub struct Session {
     tags: Vec<Tag>,
     /// The position after each user action (a step or a command), oldest
     /// first: the timeline, one mark a position.
-    marks: BlockVec<Mark>,
+    marks: Vec<Mark>,
     /// How many simulation steps this session has run, replays included:
     /// a test reads it to see how much a jump replayed.
     steps_run: u64,
@@ -159,7 +158,7 @@ impl Session {
             checker: InvariantChecker::new(),
             classifier: Classifier::new(),
             tags: Vec::new(),
-            marks: std::iter::once(mark).collect(),
+            marks: vec![mark],
             steps_run: 0,
             forgotten: 0,
         })
@@ -346,6 +345,12 @@ impl Session {
         let (interest, background) = summarize(&self.tags[first..self.sim.trace().len()]);
         let command = self.commands.len() > self.command_at.len();
         let steps = self.sim.steps();
+        // The timeline grows by an eighth at a time instead of doubling: a
+        // doubled vector of a million marks holds up to 24 MiB it does not
+        // use.
+        if self.marks.len() == self.marks.capacity() {
+            self.marks.reserve_exact((self.marks.len() / 8).max(SNAPSHOT_EVERY));
+        }
         self.marks.push(Mark { steps, time_ms: self.sim.now_ms(), interest, background, command, stop: false });
         self.cursor = self.marks.len() - 1;
         if command {
