@@ -812,6 +812,32 @@ pub(crate) mod tests {
         assert!(s.view().quorum.unwrap().active.is_none(), "at step 0 nobody has been elected");
     }
 
+    /// The timeline's marks grow by an eighth, never doubling, and each
+    /// position's command count, kept apart from its mark, is the number
+    /// of commands issued by then, after a cut future too.
+    #[test]
+    fn the_timeline_grows_by_an_eighth_and_counts_commands_at_each_position() {
+        let mut s = fresh();
+        for i in 0..3_000 {
+            if i % 500 == 0 {
+                s.command(produce()).unwrap();
+            }
+            s.step();
+            let (len, capacity) = (s.marks.len(), s.marks.capacity());
+            assert!(capacity <= len + (len / 8).max(SNAPSHOT_EVERY), "{len} marks, room for {capacity}");
+        }
+        let commands_at = |s: &Session| (0..s.timeline_len()).map(|i| s.position(i).commands).collect::<Vec<_>>();
+        let counts = commands_at(&s);
+        assert_eq!((counts[0], counts[counts.len() - 1]), (0, 6));
+        assert!(counts.windows(2).all(|w| w[1] == w[0] || (w[1] == w[0] + 1 && s.marks[counts.partition_point(|&c| c <= w[0])].command)));
+        // A command after stepping back cuts the future and its commands.
+        let back = s.command_at[3] + 10;
+        s.go_to(back);
+        s.command(produce()).unwrap();
+        assert_eq!((s.commands().len(), s.position(s.timeline_index()).commands), (5, 5));
+        assert_eq!(commands_at(&s)[..=back], counts[..=back]);
+    }
+
     pub(crate) fn produce() -> Command {
         Command::Produce {
             client: 0,
