@@ -23,7 +23,7 @@ use super::trace::{Direction, LeaderElection, MessageKind, TraceEvent, TraceKind
 use super::view::{BrokerStatus, ClusterView, ControllerView, InFlightView, QuorumView};
 use serde::{Deserialize, Serialize};
 use super::event_queue::{EventQueue, QueueOrder};
-use crate::sim::collections::{sort_by_key, BTreeMap, BTreeSet};
+use crate::sim::collections::{sort_by, sort_by_key, BTreeMap, BTreeSet};
 use std::fmt;
 
 /// The most brokers a cluster may have. The core handles dozens; the UI
@@ -970,17 +970,14 @@ impl Simulation {
         for node in self.nodes.values_mut() {
             let Node::Client(c) = node else { continue };
             let Client::Producer(p) = c.as_mut() else { continue };
-            let taken = p.take_latencies();
-            if taken.is_empty() {
+            let mut answered = p.take_latencies();
+            if answered.is_empty() {
                 continue;
             }
-            // Sorted by insertion, not by the slice's sort: a producer has a
+            // The crate's insertion sort, not the slice's: a producer has a
             // few requests answered a second, and the slice sort was the
             // only one in the page, about 2 KB of its download.
-            let mut answered = Vec::with_capacity(taken.len());
-            for ms in taken {
-                answered.insert(answered.partition_point(|&x| x <= ms), ms);
-            }
+            sort_by(&mut answered, Ord::cmp);
             let NodeId::Client(client) = p.id() else { continue };
             latency.push(LatencySample {
                 client,
